@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+# smpnice: the one entry point. "make help" lists the targets.
+
+SHELL := /bin/bash
+FLAVOUR ?= default
+export FLAVOUR
+
+.PHONY: help deps prepare kernel kernel-debug export tools selftests demo check quick \
+	test-host test-vm clean distclean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk -F':.*## ' '{ printf "  make %-14s %s\n", $$1, $$2 }'
+	@echo "  Variables: FLAVOUR=default|debug|kasan, KERNEL_SRC=/path/to/linux-6.12.y"
+
+deps: ## install missing packages with apt-get (idempotent)
+	@scripts/deps.sh
+
+prepare: ## unpack the 6.12 tree into build/linux and apply patches/series
+	@scripts/prepare-tree.sh
+
+kernel: prepare ## build the kernel (FLAVOUR=default|debug|kasan), prints the bzImage path
+	@scripts/build-kernel.sh $(FLAVOUR)
+
+kernel-debug: prepare ## build the debug kernel (lockdep, UBSAN, DEBUG_PREEMPT, ...)
+	@scripts/build-kernel.sh debug
+
+export: ## regenerate patches/ and patches/series from build/linux's commits
+	@scripts/export-patches.sh
+
+tools: ## build the userspace tools (nicebench, o1run)
+	@$(MAKE) -s -C tools
+
+selftests: kernel ## build and install the scheduler kselftests
+	@scripts/kselftest.sh build
+
+demo: deps kernel tools ## set up everything and show the article's case (2 CPUs, {0,0}/{19,19})
+	@tests/vm/demo.sh
+
+check: deps kernel tools selftests ## run every test (host, boot, kselftest, splat detection)
+	@tests/run.sh all
+
+quick: kernel tools selftests ## the inner loop: host tests, one 2-CPU boot, the kselftests
+	@tests/run.sh quick
+
+test-host: tools ## host-side tests of scripts and tools only
+	@tests/run.sh host
+
+clean: ## remove build outputs (keeps build/linux and the ccache)
+	rm -rf build/obj build/kselftest build/logs build/vm-out build/bench
+	@$(MAKE) -s -C tools clean
+
+distclean: clean ## remove build/ entirely
+	rm -rf build

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build and install the scheduler kselftests of build/linux, or turn the TAP
+# output of a guest run into pass/fail.
+#
+# Usage: scripts/kselftest.sh build          build and install to build/kselftest/install
+#        scripts/kselftest.sh run [VM-OPTS]  run them in QEMU (scripts/vm-run.sh options)
+#        scripts/kselftest.sh summarize LOG  count ok / not ok / skip lines of a TAP log
+#   TARGETS="sched" (default) selects the kselftest targets.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+TARGETS=${TARGETS:-sched}
+KST=$BUILD/kselftest
+OBJ=$BUILD/obj/${FLAVOUR:-default}
+
+build() {
+	[ -f "$OBJ/.config" ] || die "no configured kernel in $OBJ: run 'make kernel' first"
+	msg "installing kernel headers into ${OBJ#"$TOP"/}/usr/include"
+	run_logged "$LOGS/headers.log" make -C "$TREE" O="$OBJ" -s headers || die "make headers failed"
+	msg "building kselftests ($TARGETS)"
+	rm -rf "$KST/install"
+	run_logged "$LOGS/kselftest-build.log" make -C "$TREE/tools/testing/selftests" \
+		TARGETS="$TARGETS" KHDR_INCLUDES="-isystem $OBJ/usr/include" \
+		INSTALL_PATH="$KST/install" install || die "kselftest build failed"
+	msg "kselftests installed in ${KST#"$TOP"/}/install"
+}
+
+# TAP from run_kselftest.sh: "ok N selftests: T: name [# SKIP ...]" / "not ok N ...".
+summarize() {
+	local log=$1 pass fail skip
+	[ -f "$log" ] || die "summarize: $log: no such file"
+	pass=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -vc '# SKIP' || true)
+	skip=$(grep -E '^ok [0-9]+ selftests: .*# SKIP' "$log" | wc -l)
+	fail=$(grep -cE '^not ok [0-9]+ selftests: ' "$log" || true)
+	grep -E '^(not )?ok [0-9]+ selftests: ' "$log" | sed 's/^/    /' >&2 || true
+	echo "kselftest: $pass passed, $fail failed, $skip skipped"
+	if [ $((pass + fail + skip)) -eq 0 ]; then
+		echo "kselftest: no test result in $log" >&2
+		return 1
+	fi
+	[ "$fail" -eq 0 ]
+}
+
+run() {
+	[ -x "$KST/install/run_kselftest.sh" ] || die "kselftests not built: run 'scripts/kselftest.sh build'"
+	local rc=0
+	# The guest's root is read-only: run a copy in the guest's /tmp.
+	"$TOP/scripts/vm-run.sh" --name kselftest "$@" -- bash -c \
+		"cp -a $(printf '%q' "$KST/install") /tmp/kst && cd /tmp/kst && ./run_kselftest.sh 2>&1 | tee /tmp/out/kselftest.tap; exit \${PIPESTATUS[0]}" \
+		|| rc=$?
+	summarize "$BUILD/vm-out/kselftest/kselftest.tap" || return 1
+	return "$rc"
+}
+
+case ${1:-} in
+build) build ;;
+run) shift; run "$@" ;;
+summarize) [ $# -eq 2 ] || die "usage: kselftest.sh summarize LOG"; summarize "$2" ;;
+-h|--help) sed -n '3,9p' "$0" ;;
+*) die "kselftest.sh: expected build, run or summarize (try --help)" ;;
+esac

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a built kernel in QEMU (TCG; KVM only if /dev/kvm works), run one
+# command in the guest, return its exit status.
+#
+# Usage: scripts/vm-run.sh [options] [--] COMMAND [ARG...]
+#   --kernel FILE      bzImage (default: build/obj/$FLAVOUR/arch/x86/boot/bzImage)
+#   --flavour NAME     default | debug | kasan (default: $FLAVOUR or default)
+#   --cpus N           vCPUs (default 2)
+#   --sockets S --cores C --threads T   CPU topology (product must equal --cpus)
+#   --numa N           N NUMA nodes, CPUs and memory split evenly
+#   --mem MB           guest memory (default 1024, or 2048 for kasan)
+#   --append ARGS      extra kernel command line
+#   --timeout SEC      kill the guest after SEC seconds (default 600)
+#   --name NAME        log name: build/logs/vm/NAME.log (default: vm)
+#   --out DIR          the guest's /tmp/out, writable (default: build/vm-out/NAME)
+#   --verbose          stream the console while the guest runs
+#   --allow-splat      do not fail on kernel warnings (still reported)
+#
+# The guest sees the host's root file system read-only, so every host tool
+# (perf, stress-ng, the project's tools and kselftests) runs in it; the
+# command runs in the project's directory with /tmp/out writable.
+#
+# Exit status: the command's own, or 124 on timeout, 125 if the guest did not
+# report one (boot failure, panic), 126 if the console shows a kernel splat
+# (WARNING, BUG, Oops, lockdep, RCU stall, hung task, soft lockup, UBSAN, KASAN).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+
+flavour=${FLAVOUR:-default} kernel="" cpus=2 sockets="" cores="" threads="" numa=0
+mem="" append="" timeout=600 name=vm out="" verbose=0 allow_splat=0
+need() { [ $# -ge 2 ] || die "vm-run.sh: $1 needs a value (try --help)"; }
+posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "vm-run.sh: $1 wants a positive number, got '$2'"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) need "$@"; kernel=$2; shift 2 ;;
+	--flavour) need "$@"; flavour=$2; shift 2 ;;
+	--cpus) need "$@"; posint "$1" "$2"; cpus=$2; shift 2 ;;
+	--sockets) need "$@"; posint "$1" "$2"; sockets=$2; shift 2 ;;
+	--cores) need "$@"; posint "$1" "$2"; cores=$2; shift 2 ;;
+	--threads) need "$@"; posint "$1" "$2"; threads=$2; shift 2 ;;
+	--numa) need "$@"; posint "$1" "$2"; numa=$2; shift 2 ;;
+	--mem) need "$@"; posint "$1" "$2"; mem=$2; shift 2 ;;
+	--append) need "$@"; append=$2; shift 2 ;;
+	--timeout) need "$@"; posint "$1" "$2"; timeout=$2; shift 2 ;;
+	--name) need "$@"; [[ $2 =~ ^[A-Za-z0-9._-]+$ ]] || die "vm-run.sh: bad --name '$2'"; name=$2; shift 2 ;;
+	--out) need "$@"; out=$2; shift 2 ;;
+	--verbose) verbose=1; shift ;;
+	--allow-splat) allow_splat=1; shift ;;
+	-h|--help) usage 0 ;;
+	--) shift; break ;;
+	-*) die "vm-run.sh: unknown option '$1' (try --help)" ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || die "vm-run.sh: no command to run in the guest (try --help)"
+case $flavour in default|debug|kasan) ;; *) die "vm-run.sh: unknown flavour '$flavour'" ;; esac
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
+[ -n "$mem" ] || { [ "$flavour" = kasan ] && mem=2048 || mem=1024; }
+
+smp="cpus=$cpus"
+# NUMA nodes are sockets unless told otherwise: a last-level cache that spans
+# two nodes is an insane topology the kernel warns about.
+if [ "$numa" -gt 0 ] && [ -z "$sockets$cores$threads" ] && [ $((cpus % numa)) -eq 0 ]; then
+	sockets=$numa cores=$((cpus / numa))
+fi
+if [ -n "$sockets$cores$threads" ]; then
+	s=${sockets:-1} c=${cores:-1} t=${threads:-1}
+	[ $((s * c * t)) -eq "$cpus" ] || die "vm-run.sh: sockets x cores x threads = $((s * c * t)), not --cpus $cpus"
+	smp="$smp,sockets=$s,cores=$c,threads=$t"
+fi
+numa_args=()
+if [ "$numa" -gt 0 ]; then
+	[ $((cpus % numa)) -eq 0 ] || die "vm-run.sh: --cpus $cpus does not split over --numa $numa nodes"
+	[ $((mem % numa)) -eq 0 ] || die "vm-run.sh: --mem $mem does not split over --numa $numa nodes"
+	per=$((cpus / numa))
+	for ((n = 0; n < numa; n++)); do
+		numa_args+=(-object "memory-backend-ram,id=m$n,size=$((mem / numa))M"
+			    -numa "node,nodeid=$n,memdev=m$n,cpus=$((n * per))-$((n * per + per - 1))")
+	done
+fi
+
+# TCG always works. KVM only if /dev/kvm really works: a probe guest must
+# still be running after 3 s (a nested or restricted KVM may abort at once).
+# The answer is cached in build/kvm-probe.
+kvm_works() {
+	local cache=$BUILD/kvm-probe
+	[ -w /dev/kvm ] && [ "${SMPNICE_NO_KVM:-0}" != 1 ] || return 1
+	if [ ! -f "$cache" ]; then
+		mkdir -p "$BUILD"
+		(timeout 3 qemu-system-x86_64 -accel kvm -cpu max -M pc -nodefaults -display none \
+			-monitor none -serial none -m 64 </dev/null >/dev/null 2>&1) 2>/dev/null
+		[ $? -eq 124 ] && echo yes >"$cache" || echo no >"$cache"
+	fi
+	[ "$(cat "$cache")" = yes ]
+}
+kernel=${kernel:-$BUILD/obj/$flavour/arch/x86/boot/bzImage}
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' (FLAVOUR=$flavour) first"
+accel=tcg
+kvm_works && accel=kvm
+
+mkdir -p "$LOGS/vm"
+log=$LOGS/vm/$name.log
+out=${out:-$BUILD/vm-out/$name}
+rm -rf "$out"; mkdir -p "$out"
+out=$(cd "$out" && pwd)
+{
+	echo "#!/bin/bash"
+	echo "cd $(printf '%q' "$TOP") || exit 125"
+	echo "export PATH=$(printf '%q' "$TOP/tools"):\$PATH SMPNICE_TOP=$(printf '%q' "$TOP")"
+	printf '%q ' "$@"; echo
+} >"$out/cmd.sh"
+
+cmdline="console=ttyS0 root=/dev/root rootfstype=9p ro"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
+cmdline+=" init=$TOP/scripts/guest-init.sh panic=-1 oops=panic_on_warn=0 printk.devkmsg=on"
+cmdline+=" tsc=unstable sched_verbose $append"
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem" "${numa_args[@]}"
+      -kernel "$kernel" -append "$cmdline" -no-reboot -display none -monitor none
+      -nodefaults -serial "file:$log"
+      -fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
+      -device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
+      -fsdev "local,id=out,path=$out,security_model=none"
+      -device virtio-9p-pci,fsdev=out,mount_tag=smpout)
+
+msg "booting ${kernel#"$TOP"/} ($accel, $smp$([ "$numa" -gt 0 ] && echo ", $numa NUMA nodes"), ${mem}M): $*"
+start=$SECONDS
+: >"$log"
+"${qemu[@]}" </dev/null >"$out/qemu.stderr" 2>&1 &
+qpid=$!
+tailpid=""
+[ "$verbose" -eq 1 ] && { tail -n +1 -f "$log" >&2 & tailpid=$!; }
+timed_out=0
+while kill -0 "$qpid" 2>/dev/null; do
+	if [ $((SECONDS - start)) -ge "$timeout" ]; then
+		timed_out=1
+		kill "$qpid" 2>/dev/null || true
+		sleep 1; kill -9 "$qpid" 2>/dev/null || true
+		break
+	fi
+	sleep 1
+done
+wait "$qpid" 2>/dev/null || true
+[ -n "$tailpid" ] && kill "$tailpid" 2>/dev/null
+elapsed=$((SECONDS - start))
+
+# The command's output, unless it was streamed already.
+if [ "$verbose" -eq 0 ]; then
+	sed -n '/^SMPNICE-BEGIN/,/^SMPNICE-EXIT/p' "$log" | sed '1d;$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] ' || true
+fi
+
+rc=$(sed -n 's/^SMPNICE-EXIT: \([0-9]*\).*/\1/p' "$log" | tail -1)
+splat=$("$TOP/scripts/check-console.sh" "$log" || true)
+if [ -n "$splat" ]; then
+	printf 'KERNEL SPLAT in %s:\n%s\n' "$log" "$splat" >&2
+	[ "$allow_splat" -eq 1 ] || { msg "guest finished in ${elapsed}s: FAIL (kernel splat)"; exit 126; }
+fi
+if [ "$timed_out" -eq 1 ]; then
+	msg "guest killed after ${timeout}s (timeout); console log: $log"
+	exit 124
+fi
+if [ -z "$rc" ]; then
+	sed -n '1,5p' "$out/qemu.stderr" >&2
+	tail -n 20 "$log" >&2
+	msg "guest ended without reporting an exit status (boot failure or panic); console log: $log"
+	exit 125
+fi
+msg "guest finished in ${elapsed}s: exit status $rc (console log: ${log#"$TOP"/})"
+exit "$rc"

@@ -1,0 +1,400 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests for tools/nicebench and tools/o1run. They run on any kernel:
+# the host is expected NOT to have SCHED_O1, which is checked as well.
+#
+# Prints "ok N - ..." / "not ok N - ..." per check and at the end
+# "N passed, M failed"; exits non-zero if anything failed.
+
+set -euo pipefail
+
+TOOLS=$(cd "$(dirname "$0")/../../tools" && pwd)
+NB=$TOOLS/nicebench
+O1=$TOOLS/o1run
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+num=0
+passed=0
+failed=0
+
+ok()
+{
+	num=$((num + 1))
+	passed=$((passed + 1))
+	echo "ok $num - $1"
+}
+
+not_ok()
+{
+	num=$((num + 1))
+	failed=$((failed + 1))
+	echo "not ok $num - $1"
+	if [ -s "$TMP/out" ] || [ -s "$TMP/err" ]; then
+		echo "#   rc=$rc"
+		cat "$TMP/out" "$TMP/err" | head -20 | sed 's/^/#   /'
+	fi
+}
+
+skip()
+{
+	num=$((num + 1))
+	passed=$((passed + 1))
+	echo "ok $num - $1 # SKIP $2"
+}
+
+# run CMD...: run it, stdout in $TMP/out, stderr in $TMP/err, status in $rc
+run()
+{
+	rc=0
+	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+}
+
+# expect RC REGEX DESCRIPTION CMD...: exit status RC and REGEX (grep -E)
+# found in stdout+stderr
+expect()
+{
+	local want=$1 re=$2 desc=$3
+
+	shift 3
+	run "$@"
+	if [ "$rc" -eq "$want" ] && cat "$TMP/out" "$TMP/err" | grep -Eq -- "$re"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+	fi
+}
+
+# usage_err REGEX DESCRIPTION CMD...: exit 2, REGEX on stderr, nothing on stdout
+usage_err()
+{
+	local re=$1 desc=$2
+
+	shift 2
+	run "$@"
+	if [ "$rc" -eq 2 ] && grep -Eq -- "$re" "$TMP/err" && ! [ -s "$TMP/out" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+	fi
+}
+
+# py DESCRIPTION SCRIPT: after a successful run, run python3 SCRIPT on
+# $TMP/out (the run's stdout), ok if it exits 0
+py()
+{
+	local desc=$1 script=$2
+
+	if [ "$rc" -eq 0 ] && python3 -c "$script" "$TMP/out" >"$TMP/py" 2>&1; then
+		ok "$desc"
+	else
+		cat "$TMP/py" >>"$TMP/err"
+		not_ok "$desc"
+	fi
+}
+
+# --- build ---------------------------------------------------------------
+
+run make -C "$TOOLS"
+if [ "$rc" -eq 0 ] && [ -x "$NB" ] && [ -x "$O1" ]; then
+	ok "make -C tools builds nicebench and o1run with -Werror"
+else
+	not_ok "make -C tools builds nicebench and o1run with -Werror"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+
+# --- nicebench usage ------------------------------------------------------
+
+expect 0 'Usage: nicebench' "nicebench --help exits 0 and prints usage" "$NB" --help
+usage_err "unrecognized option '--bogus'" "nicebench rejects an unknown option (exit 2)" \
+	"$NB" --bogus
+usage_err "unexpected argument 'extra'" "nicebench rejects a stray argument (exit 2)" \
+	"$NB" --nice 0 extra
+usage_err "--nice LIST is required" "nicebench without --nice is a usage error" \
+	"$NB" --duration 1
+usage_err "--nice '20'.*-20..19" "nicebench rejects nice 20" "$NB" --nice 20 --ideal-only
+usage_err "--nice '-21'.*-20..19" "nicebench rejects nice -21" "$NB" --nice -21 --ideal-only
+usage_err "--nice '0,x'.*element 2 'x'" "nicebench rejects a non-numeric nice ('x')" \
+	"$NB" --nice 0,x --ideal-only
+usage_err "--nice: empty list" "nicebench rejects an empty --nice list" \
+	"$NB" --nice "" --ideal-only
+usage_err "--nice '0,,1': empty element 2" "nicebench rejects an empty nice element (0,,1)" \
+	"$NB" --nice 0,,1 --ideal-only
+usage_err "--nice '1.5'" "nicebench rejects a fractional nice (1.5)" \
+	"$NB" --nice 1.5 --ideal-only
+usage_err "--start has 1 CPUs but --nice has 2 tasks" \
+	"nicebench rejects a --start list of the wrong length" "$NB" --nice 0,0 --start 0
+
+bad_cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)) + 1)')
+usage_err "CPU $bad_cpu \(task 1\) is not in the allowed CPU mask" \
+	"nicebench rejects a --start CPU outside the allowed mask ($bad_cpu)" \
+	"$NB" --nice 0,0 --start 0,"$bad_cpu"
+usage_err "--start '0,-1'" "nicebench rejects a negative --start CPU" \
+	"$NB" --nice 0,0 --start 0,-1
+usage_err "--policy 'fifo'" "nicebench rejects an unknown --policy (fifo)" \
+	"$NB" --nice 0 --policy fifo
+usage_err "--duration '0'" "nicebench rejects --duration 0" "$NB" --nice 0 --duration 0
+usage_err "--duration '-1'" "nicebench rejects a negative --duration" \
+	"$NB" --nice 0 --duration -1
+usage_err "--duration 'nan'" "nicebench rejects --duration nan" "$NB" --nice 0 --duration nan
+usage_err "--duration '1s'" "nicebench rejects --duration with trailing junk (1s)" \
+	"$NB" --nice 0 --duration 1s
+usage_err "--release 'x'" "nicebench rejects a non-numeric --release" \
+	"$NB" --nice 0 --start 0 --release x
+usage_err "--interval '-5'" "nicebench rejects a negative --interval" \
+	"$NB" --nice 0 --interval -5
+usage_err "--cpus '0'" "nicebench rejects --cpus 0" "$NB" --nice 0 --cpus 0 --ideal-only
+
+# --- nicebench ideal shares -----------------------------------------------
+
+expect 0 '^ +0 +0 o1 +1024 +95\.26$' \
+	"ideal-only table: o1 0,0,19,19 on 2 CPUs gives nice 0 weight 1024 and 95.26%" \
+	"$NB" --ideal-only --nice 0,0,19,19 --cpus 2 --policy o1
+expect 0 '^ +3 +19 o1 +51 +4\.74$' \
+	"ideal-only table: o1 0,0,19,19 on 2 CPUs gives nice 19 weight 51 and 4.74%" \
+	"$NB" --ideal-only --nice 0,0,19,19 --cpus 2 --policy o1
+
+run "$NB" --ideal-only --nice 0,0,19,19 --cpus 2 --policy o1 --json - --quiet
+py "ideal-only JSON: o1 0,0,19,19 / 2 CPUs = 2048/2150 and 102/2150 exactly" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [t["ideal"] for t in d["tasks"]]
+exp = [1024 * 2 / 2150] * 2 + [51 * 2 / 2150] * 2
+assert d["policy"] == "o1" and d["cpus"] == 2
+assert all(abs(a - b) < 1e-6 for a, b in zip(s, exp)), s
+'
+
+run "$NB" --ideal-only --nice 0 --cpus 2 --json - --quiet
+py "ideal-only: a single nice 0 task on 2 CPUs is capped at 100%" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [t["ideal"] for t in d["tasks"]] == [1.0], d
+'
+
+run "$NB" --ideal-only --nice -20,0,0 --cpus 2 --policy normal --json - --quiet
+py "ideal-only: normal -20,0,0 on 2 CPUs caps nice -20 at 100% and gives 50% to each nice 0" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [t["ideal"] for t in d["tasks"]] == [1.0, 0.5, 0.5], d
+'
+
+run "$NB" --ideal-only --nice 0,19,10,5,-1,-20 --policy o1 --json - --quiet
+py "ideal-only: o1 timeslice weights are 1024,51,512,768,4300,8192" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [t["weight"] for t in d["tasks"]] == [1024, 51, 512, 768, 4300, 8192], d
+'
+
+run "$NB" --ideal-only --nice -20,0,19 --policy normal --json - --quiet
+py "ideal-only: normal uses the CFS weights 88761, 1024, 15" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [t["weight"] for t in d["tasks"]] == [88761, 1024, 15], d
+'
+
+run "$NB" --ideal-only --nice 0,0,19 --cpus 1 --policy idle --json - --quiet
+py "ideal-only: idle gives every task weight 3 (equal thirds of 1 CPU)" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(t["weight"] == 3 and abs(t["ideal"] - 1 / 3) < 1e-6 for t in d["tasks"]), d
+'
+
+run "$NB" --ideal-only --nice 0,0,0 --json - --quiet
+py "ideal-only: --cpus defaults to the allowed CPU count ($(nproc))" "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['cpus'] == $(nproc), d
+"
+
+# --- nicebench real runs on this host -------------------------------------
+
+run "$NB" --nice 0,0 --duration 0.5 --json -
+if [ "$rc" -eq 0 ] && python3 -m json.tool "$TMP/out" >/dev/null 2>&1 &&
+   grep -q 'share%' "$TMP/err"; then
+	ok "real run --nice 0,0 --duration 0.5: valid JSON on stdout, table on stderr"
+else
+	not_ok "real run --nice 0,0 --duration 0.5: valid JSON on stdout, table on stderr"
+fi
+py "real run: 2 tasks with shares in [0, 1.05], window ~0.5 s, summary present" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["tasks"]) == 2
+assert all(0 <= t["share"] <= 1.05 for t in d["tasks"]), d["tasks"]
+assert all(t["start_cpu"] is None and t["end_cpu"] >= 0 for t in d["tasks"])
+assert 0.45 < d["window_s"] < 0.7, d["window_s"]
+assert d["release_ms"] == 0 and "samples" not in d
+assert d["summary"]["ratio_nice0_nice19"] is None
+'
+
+run "$NB" --nice 0,0,19,19 --start 0,0,0,0 --release 100 --duration 0.5 --interval 100 \
+	--json "$TMP/run.json" --quiet
+run_rc=$rc
+if [ -s "$TMP/out" ] || [ -s "$TMP/err" ]; then
+	quiet_ok=0
+else
+	quiet_ok=1
+fi
+cp "$TMP/run.json" "$TMP/out" 2>/dev/null || : >"$TMP/out"
+py "pinned run with --start/--release/--interval: 5 samples, start CPUs, nice0/19 ratio" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["release_ms"] == 100 and d["interval_ms"] == 100
+assert [t["start_cpu"] for t in d["tasks"]] == [0, 0, 0, 0]
+assert all(0 <= t["share"] <= 1.05 and t["migrations"] >= 0 for t in d["tasks"])
+k = [t["nr_migrations_kernel"] for t in d["tasks"]]
+assert all(v is None or v >= 0 for v in k), k
+assert len(d["samples"]) == 5, len(d["samples"])
+for s in d["samples"]:
+	assert len(s["share"]) == 4 and len(s["cpu"]) == 4
+	assert all(0 <= x <= 1.2 for x in s["share"]), s
+r = d["summary"]["ratio_nice0_nice19"]
+assert r is not None and r > 1, r
+'
+if [ "$run_rc" -eq 0 ] && [ "$quiet_ok" -eq 1 ]; then
+	ok "--json FILE with --quiet writes nothing to stdout/stderr"
+else
+	not_ok "--json FILE with --quiet writes nothing to stdout/stderr"
+fi
+
+expect 1 "this kernel has no SCHED_O1 \(policy 8\): boot a kernel with the smpnice series" \
+	"nicebench --policy o1 on this kernel fails with exit 1 and the no-SCHED_O1 message" \
+	"$NB" --nice 0,19 --policy o1 --duration 0.2
+expect 0 '^ +1 +5 idle ' "nicebench --policy idle runs on this host" \
+	"$NB" --nice 0,5 --policy idle --duration 0.2
+expect 1 "cannot open --json file" "nicebench reports an unwritable --json file (exit 1)" \
+	"$NB" --nice 0 --duration 0.1 --json /nonexistent/dir/x.json
+
+# Unprivileged checks need a user that can reach the binaries.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+   setpriv --reuid=65534 --regid=65534 --clear-groups "$NB" --help >/dev/null 2>&1; then
+	nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+elif [ "$(id -u)" -ne 0 ]; then
+	nobody=()
+else
+	nobody=(none)
+fi
+if [ "${nobody[0]:-}" = none ] || [ "$(ulimit -e)" != 0 ]; then
+	skip "nicebench: negative nice without privilege fails with EPERM explained" \
+		"no unprivileged user available or RLIMIT_NICE set"
+else
+	expect 1 "not permitted: a negative nice needs CAP_SYS_NICE or RLIMIT_NICE" \
+		"nicebench: negative nice without privilege fails (exit 1) with EPERM explained" \
+		"${nobody[@]}" "$NB" --nice -5,0 --duration 0.1
+fi
+
+# SIGTERM during a run: parent exits 128+15, no child survives.
+"$NB" --nice 0,0 --duration 30 --quiet >/dev/null 2>"$TMP/err" &
+nb_pid=$!
+kids=""
+for _ in $(seq 50); do
+	kids=$(pgrep -P "$nb_pid" || true)
+	[ "$(echo "$kids" | grep -c .)" -eq 2 ] && break
+	sleep 0.1
+done
+sleep 0.2
+kill -TERM "$nb_pid"
+rc=0
+wait "$nb_pid" || rc=$?
+alive=0
+sleep 0.1
+for k in $kids; do
+	if kill -0 "$k" 2>/dev/null; then
+		alive=1
+	fi
+done
+if [ "$rc" -eq 143 ] && [ -n "$kids" ] && [ "$alive" -eq 0 ] &&
+   grep -q "interrupted by signal 15" "$TMP/err"; then
+	ok "SIGTERM: nicebench kills and reaps its tasks and exits 143"
+else
+	not_ok "SIGTERM: nicebench kills and reaps its tasks and exits 143 (kids='$kids' alive=$alive)"
+fi
+
+# SIGKILL of the parent: PR_SET_PDEATHSIG takes the children down too.
+"$NB" --nice 0,0 --duration 30 --quiet >/dev/null 2>&1 &
+nb_pid=$!
+kids=""
+for _ in $(seq 50); do
+	kids=$(pgrep -P "$nb_pid" || true)
+	[ "$(echo "$kids" | grep -c .)" -eq 2 ] && break
+	sleep 0.1
+done
+{ kill -KILL "$nb_pid" && wait "$nb_pid"; } 2>/dev/null || true
+alive=0
+for _ in $(seq 20); do
+	alive=0
+	for k in $kids; do
+		if kill -0 "$k" 2>/dev/null; then
+			alive=1
+		fi
+	done
+	[ "$alive" -eq 0 ] && break
+	sleep 0.1
+done
+if [ -n "$kids" ] && [ "$alive" -eq 0 ]; then
+	ok "SIGKILL of the parent: PDEATHSIG kills the tasks"
+else
+	not_ok "SIGKILL of the parent: PDEATHSIG kills the tasks (kids='$kids')"
+fi
+
+# --- o1run ----------------------------------------------------------------
+
+expect 0 'Usage: o1run' "o1run --help exits 0 and prints usage" "$O1" --help
+usage_err "missing command" "o1run without a command is a usage error" "$O1"
+usage_err "missing command" "o1run with options but no command is a usage error" "$O1" -n 5
+usage_err "--nice '20'" "o1run rejects nice 20" "$O1" -n 20 true
+usage_err "--nice '-21'" "o1run rejects nice -21" "$O1" -n -21 true
+usage_err "--nice 'abc'" "o1run rejects a non-numeric nice" "$O1" --nice abc true
+usage_err "--pid 'x'" "o1run rejects a non-numeric pid" "$O1" -p x
+usage_err "--pid '0'" "o1run rejects pid 0" "$O1" -p 0
+usage_err "--pid '-3'" "o1run rejects a negative pid" "$O1" -p -3
+usage_err "either -p PID or a command" "o1run rejects -p PID together with a command" \
+	"$O1" -p $$ true
+usage_err "--show needs -p PID" "o1run --show without -p is a usage error" "$O1" --show
+usage_err "unrecognized option '--bogus'" "o1run rejects an unknown option" "$O1" --bogus true
+
+no_o1="this kernel has no SCHED_O1 \(policy 8\): boot a kernel with the smpnice series"
+expect 1 "^o1run: $no_o1\$" \
+	"o1run COMMAND on this kernel fails with exit 1 and the no-SCHED_O1 message" \
+	"$O1" true
+expect 1 "^o1run: $no_o1\$" \
+	"o1run -p PID on this kernel fails with exit 1 and the no-SCHED_O1 message" \
+	"$O1" -p $$
+expect 0 "^pid $$: policy SCHED_OTHER \(0\), nice -?[0-9]+, timeslice [0-9.]+ ms" \
+	"o1run --show -p \$\$ prints SCHED_OTHER, nice and time slice" "$O1" --show -p $$
+
+true &
+dead=$!
+wait "$dead"
+expect 1 "no such process: $dead" "o1run -p of a vanished pid fails with exit 1 (ESRCH)" \
+	"$O1" --normal -p "$dead"
+expect 0 "^7$" "o1run --normal -n 7 COMMAND execs COMMAND with nice 7" \
+	"$O1" --normal -n 7 sh -c nice
+expect 127 "failed to execute '/nonexistent/cmd'" \
+	"o1run: a command that cannot be found exits 127" "$O1" --normal /nonexistent/cmd
+
+sleep 30 &
+sl=$!
+run "$O1" --normal -n 3 -R -p "$sl"
+if [ "$rc" -eq 0 ]; then
+	expect 0 "policy SCHED_OTHER \(0\), nice 3, .*reset-on-fork" \
+		"o1run --normal -n 3 -R -p PID changes another task (nice 3, reset-on-fork)" \
+		"$O1" --show -p "$sl"
+else
+	not_ok "o1run --normal -n 3 -R -p PID changes another task (nice 3, reset-on-fork)"
+fi
+kill "$sl" 2>/dev/null || true
+wait "$sl" 2>/dev/null || true
+
+if [ "${nobody[0]:-}" = none ] || [ "$(ulimit -e)" != 0 ]; then
+	skip "o1run: lowering nice without privilege fails with EPERM explained" \
+		"no unprivileged user available or RLIMIT_NICE set"
+else
+	expect 1 "not permitted: lowering nice needs CAP_SYS_NICE or RLIMIT_NICE" \
+		"o1run: lowering nice without privilege fails (exit 1) with EPERM explained" \
+		"${nobody[@]}" "$O1" --normal -n -5 true
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

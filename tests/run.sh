@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The test runner of "make check" (all), "make quick" and "make test-host".
+# Each test is a script: exit 0 passes, 77 is skipped (its last line says
+# why), anything else fails. A script that prints TAP-like "ok"/"not ok" lines
+# is counted per line. Ends with "N passed, M failed, K skipped".
+#
+# Usage: tests/run.sh all|quick|host [TEST-NAME-FILTER]
+set -uo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+mode=${1:-}
+filter=${2:-}
+case $mode in all|quick|host) ;; *) die "usage: tests/run.sh all|quick|host [FILTER]" ;; esac
+
+# name | command | modes
+tests=(
+	"host-tools|tests/host/test-tools.sh|host quick all"
+	"host-pipeline|tests/host/test-pipeline.sh|host quick all"
+	"boot-1cpu|tests/vm/boot.sh 1|all"
+	"boot-2cpu|tests/vm/boot.sh 2|quick all"
+	"boot-4cpu|tests/vm/boot.sh 4|all"
+	"boot-numa2|tests/vm/boot.sh 4 --numa 2|all"
+	"splat-detection|tests/vm/splat.sh|all"
+	"kselftest-2cpu|scripts/kselftest.sh run --cpus 2|quick all"
+)
+
+mkdir -p "$LOGS/tests"
+pass=0 fail=0 skip=0 failed=()
+total=0
+for t in "${tests[@]}"; do
+	IFS='|' read -r name cmd modes <<<"$t"
+	[[ " $modes " == *" $mode "* ]] || continue
+	[ -z "$filter" ] || [[ $name == *$filter* ]] || continue
+	total=$((total + 1))
+done
+n=0
+for t in "${tests[@]}"; do
+	IFS='|' read -r name cmd modes <<<"$t"
+	[[ " $modes " == *" $mode "* ]] || continue
+	[ -z "$filter" ] || [[ $name == *$filter* ]] || continue
+	n=$((n + 1))
+	log=$LOGS/tests/$name.log
+	printf '[%d/%d] %-18s ' "$n" "$total" "$name"
+	start=$SECONDS
+	# shellcheck disable=SC2086
+	(cd "$TOP" && $cmd) >"$log" 2>&1
+	rc=$?
+	secs=$((SECONDS - start))
+	oks=$(grep -cE '^ok ' "$log" || true)
+	noks=$(grep -cE '^not ok ' "$log" || true)
+	if [ "$rc" -eq 77 ]; then
+		skip=$((skip + 1))
+		printf 'SKIP (%ds): %s\n' "$secs" "$(tail -n 1 "$log")"
+	elif [ "$rc" -eq 0 ] && [ "$noks" -eq 0 ]; then
+		if [ "$oks" -gt 0 ]; then pass=$((pass + oks)); else pass=$((pass + 1)); fi
+		printf 'ok (%ds%s)\n' "$secs" "$([ "$oks" -gt 0 ] && echo ", $oks checks")"
+	else
+		pass=$((pass + oks))
+		if [ "$noks" -gt 0 ]; then fail=$((fail + noks)); else fail=$((fail + 1)); fi
+		failed+=("$name")
+		printf 'FAIL (%ds, exit %d): log %s\n' "$secs" "$rc" "${log#"$TOP"/}"
+		grep -E '^not ok ' "$log" | head -n 10 | sed 's/^/    /'
+		tail -n 15 "$log" | sed 's/^/    | /'
+	fi
+done
+[ "${#failed[@]}" -eq 0 ] || echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$((pass + skip))" -gt 0 ]

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# In the guest: the article's case under each scheduler, JSON to /tmp/out.
+set -uo pipefail
+duration=${1:-5}
+args=(--nice 0,0,19,19 --start 0,0,1,1 --release 200 --duration "$duration")
+rc=0
+echo "== CFS/EEVDF (SCHED_NORMAL): the modern kernel's reference"
+nicebench "${args[@]}" --policy normal --json /tmp/out/cfs.json || rc=1
+if [ -e /proc/sys/kernel/sched_smpnice ]; then
+	for mode in 0 1; do
+		echo "$mode" >/proc/sys/kernel/sched_smpnice
+		label=$([ "$mode" = 0 ] && echo "by count (2.6.17)" || echo "smpnice (2.6.18)")
+		echo "== SCHED_O1, balancing $label"
+		nicebench "${args[@]}" --policy o1 --json /tmp/out/o1-smpnice$mode.json || rc=1
+	done
+elif o1run -n 0 true 2>/dev/null; then
+	echo "== SCHED_O1 (no SMP balancer in this kernel yet)"
+	nicebench "${args[@]}" --policy o1 --json /tmp/out/o1.json || rc=1
+else
+	echo "== SCHED_O1: not in this kernel (policy 8 refused)"
+fi
+exit $rc
