@@ -30,5 +30,7 @@ fi
 echo "$rc" >/tmp/out/exit-status
 sync
 echo "SMPNICE-EXIT: $rc"
+# Let the UART drain before the reset.
+sleep 0.3
 echo b >/proc/sysrq-trigger
 sleep 10

@@ -149,10 +149,12 @@ elapsed=$((SECONDS - start))
 
 # The command's output, unless it was streamed already.
 if [ "$verbose" -eq 0 ]; then
-	sed -n '/^SMPNICE-BEGIN/,/^SMPNICE-EXIT/p' "$log" | sed '1d;$d' | grep -v '^\[ *[0-9]*\.[0-9]*\] ' || true
+	sed -n '/^SMPNICE-BEGIN/,/^SMPNICE-EXIT/p' "$log" | sed '1d;/^SMPNICE-EXIT/d' | grep -v '^\[ *[0-9]*\.[0-9]*\] ' || true
 fi
 
-rc=$(sed -n 's/^SMPNICE-EXIT: \([0-9]*\).*/\1/p' "$log" | tail -1)
+# The guest writes its status to the out share and syncs it; the console
+# line may be lost in the UART's buffer when the guest resets.
+rc=$(cat "$out/exit-status" 2>/dev/null || sed -n 's/^SMPNICE-EXIT: \([0-9]*\).*/\1/p' "$log" | tail -1)
 splat=$("$TOP/scripts/check-console.sh" "$log" || true)
 if [ -n "$splat" ]; then
 	printf 'KERNEL SPLAT in %s:\n%s\n' "$log" "$splat" >&2

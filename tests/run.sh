@@ -17,12 +17,14 @@ case $mode in all|quick|host) ;; *) die "usage: tests/run.sh all|quick|host [FIL
 tests=(
 	"host-tools|tests/host/test-tools.sh|host quick all"
 	"host-pipeline|tests/host/test-pipeline.sh|host quick all"
+	"series|tests/host/test-series.sh|all"
 	"boot-1cpu|tests/vm/boot.sh 1|all"
 	"boot-2cpu|tests/vm/boot.sh 2|quick all"
 	"boot-4cpu|tests/vm/boot.sh 4|all"
 	"boot-numa2|tests/vm/boot.sh 4 --numa 2|all"
 	"splat-detection|tests/vm/splat.sh|all"
-	"kselftest-2cpu|scripts/kselftest.sh run --cpus 2|quick all"
+	"kunit|tests/vm/kunit.sh|quick all"
+	"kselftest-smt2|scripts/kselftest.sh run --cpus 2 --sockets 1 --cores 1 --threads 2|quick all"
 )
 
 mkdir -p "$LOGS/tests"
