@@ -5,7 +5,7 @@ SHELL := /bin/bash
 FLAVOUR ?= default
 export FLAVOUR
 
-.PHONY: help deps prepare kernel kernel-debug export tools selftests demo check quick \
+.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check quick \
 	test-host test-vm clean distclean
 
 help: ## list the targets
@@ -27,6 +27,9 @@ kernel-debug: prepare ## build the debug kernel (lockdep, UBSAN, DEBUG_PREEMPT, 
 
 export: ## regenerate patches/ and patches/series from build/linux's commits
 	@scripts/export-patches.sh
+
+checkpatch: ## checkpatch --strict over patches/ (accepted findings: kernel/checkpatch-accepted)
+	@scripts/checkpatch.sh
 
 tools: ## build the userspace tools (nicebench, o1run)
 	@$(MAKE) -s -C tools

@@ -32,10 +32,11 @@ done <"$TOP/kernel/series-groups"
 	last=""
 	for f in "$tmp"/*.patch; do
 		[ -e "$f" ] || break
-		subj=$(sed -n 's/^Subject: \[PATCH\] //p' "$f" | head -1)
+		subj=$(awk '/^Subject: /{s=$0; f=1; next} f && /^ /{s=s $0; next} f{print s; exit}' \
+			"$f" | sed 's/^Subject: \[PATCH\] //')
 		hdr=""
 		for ((i = 0; i < ${#groups[@]}; i += 2)); do
-			if echo "$subj" | grep -qE "${groups[i]}"; then hdr=${groups[i + 1]}; break; fi
+			if echo "$subj" | grep -qiE "${groups[i]}"; then hdr=${groups[i + 1]}; break; fi
 		done
 		if [ "$hdr" != "$last" ]; then echo; echo "# $hdr"; last=$hdr; fi
 		basename "$f"

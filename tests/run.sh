@@ -18,6 +18,7 @@ tests=(
 	"host-tools|tests/host/test-tools.sh|host quick all"
 	"host-pipeline|tests/host/test-pipeline.sh|host quick all"
 	"series|tests/host/test-series.sh|all"
+	"checkpatch|scripts/checkpatch.sh|quick all"
 	"boot-1cpu|tests/vm/boot.sh 1|all"
 	"boot-2cpu|tests/vm/boot.sh 2|quick all"
 	"boot-4cpu|tests/vm/boot.sh 4|all"
