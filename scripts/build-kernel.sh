@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build the kernel of build/linux out of tree, with ccache.
 #
-# Usage: scripts/build-kernel.sh [default|debug|kasan] [--config-only] [--no-check]
+# Usage: scripts/build-kernel.sh [default|debug|kasan|o1off] [--config-only] [--no-check]
 #   default  kernel/qemu-smp.config                         -> build/obj/default
 #   debug    + kernel/debug.config                          -> build/obj/debug
 #   kasan    + kernel/debug.config + kernel/kasan.config    -> build/obj/kasan
+#   o1off    + kernel/o1-off.config (SCHED_O1 configured out) -> build/obj/o1off
 #   EXTRA_CONFIG="file ..." merges further fragments (the configuration matrix).
 #   --no-check skips the check that every requested option is set (bisecting
 #   patches older than the options a fragment names).
@@ -15,7 +16,7 @@ set -euo pipefail
 flavour=default config_only=0 check=1
 for a in "$@"; do
 	case $a in
-	default|debug|kasan) flavour=$a ;;
+	default|debug|kasan|o1off) flavour=$a ;;
 	--config-only) config_only=1 ;;
 	--no-check) check=0 ;;
 	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
@@ -28,6 +29,7 @@ frags=("$TOP/kernel/qemu-smp.config")
 case $flavour in
 debug) frags+=("$TOP/kernel/debug.config") ;;
 kasan) frags+=("$TOP/kernel/debug.config" "$TOP/kernel/kasan.config") ;;
+o1off) frags+=("$TOP/kernel/o1-off.config") ;;
 esac
 for f in ${EXTRA_CONFIG:-}; do
 	[ -f "$f" ] || die "EXTRA_CONFIG: $f does not exist"
@@ -58,6 +60,7 @@ if [ "$check" -eq 1 ]; then
 	# Every requested option must have survived: a silently dropped option
 	# (unmet dependency, typo) fails here, by name.
 	missing=()
+	# The last fragment that names an option decides it, as in merge_config.sh.
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*)
@@ -67,7 +70,10 @@ if [ "$check" -eq 1 ]; then
 			opt=${line#\# }; opt=${opt%% *}
 			grep -q "^$opt=" "$OBJ/.config" && missing+=("$line (got: $(grep "^$opt=" "$OBJ/.config"))") ;;
 		esac
-	done < <(cat "${frags[@]}")
+	done < <(cat "${frags[@]}" | awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o); last[o] = $0; if (!(o in seen)) { seen[o] = 1; order[n++] = o } }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { o = $2; last[o] = $0; if (!(o in seen)) { seen[o] = 1; order[n++] = o } }
+		END { for (i = 0; i < n; i++) print last[order[i]] }')
 	if [ "${#missing[@]}" -gt 0 ]; then
 		printf 'ERROR: requested option not set in %s:\n' "$OBJ/.config" >&2
 		printf '  %s\n' "${missing[@]}" >&2

@@ -5,7 +5,7 @@
 #
 # Usage: scripts/vm-run.sh [options] [--] COMMAND [ARG...]
 #   --kernel FILE      bzImage (default: build/obj/$FLAVOUR/arch/x86/boot/bzImage)
-#   --flavour NAME     default | debug | kasan (default: $FLAVOUR or default)
+#   --flavour NAME     default | debug | kasan | o1off (default: $FLAVOUR or default)
 #   --cpus N           vCPUs (default 2)
 #   --sockets S --cores C --threads T   CPU topology (product must equal --cpus)
 #   --numa N           N NUMA nodes, CPUs and memory split evenly
@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || die "vm-run.sh: no command to run in the guest (try --help)"
-case $flavour in default|debug|kasan) ;; *) die "vm-run.sh: unknown flavour '$flavour'" ;; esac
+case $flavour in default|debug|kasan|o1off) ;; *) die "vm-run.sh: unknown flavour '$flavour'" ;; esac
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
 [ -n "$mem" ] || { [ "$flavour" = kasan ] && mem=2048 || mem=1024; }
 

@@ -14,6 +14,7 @@ if [ -e /proc/sys/kernel/sched_smpnice ]; then
 		echo "== SCHED_O1, balancing $label"
 		nicebench "${args[@]}" --policy o1 --json /tmp/out/o1-smpnice$mode.json || rc=1
 	done
+	echo 1 >/proc/sys/kernel/sched_smpnice
 elif o1run -n 0 true 2>/dev/null; then
 	echo "== SCHED_O1 (no SMP balancer in this kernel yet)"
 	nicebench "${args[@]}" --policy o1 --json /tmp/out/o1.json || rc=1
