@@ -3,9 +3,10 @@
 
 SHELL := /bin/bash
 FLAVOUR ?= default
+DURATION ?= 60
 export FLAVOUR
 
-.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check quick \
+.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check stress quick \
 	test-host test-vm clean distclean
 
 help: ## list the targets
@@ -40,8 +41,14 @@ selftests: kernel ## build and install the scheduler kselftests
 demo: deps kernel tools ## set up everything and show the article's case (2 CPUs, {0,0}/{19,19})
 	@tests/vm/demo.sh
 
-check: deps kernel tools selftests ## run every test (host, boot, kselftest, splat detection)
+check: deps kernel tools selftests ## run every test (host, boot, KUnit, kselftests, debug-kernel stress, splat detection)
+	@scripts/build-kernel.sh debug
+	@scripts/build-kernel.sh o1off
 	@tests/run.sh all
+
+stress: prepare tools ## debug-kernel stress of SCHED_O1 on 4 CPUs with CPU hotplug (DURATION=60)
+	@scripts/build-kernel.sh debug
+	@tests/vm/stress.sh --flavour debug --cpus 4 --duration $(DURATION) --hotplug
 
 quick: kernel tools selftests ## the inner loop: host tests, one 2-CPU boot, the kselftests
 	@tests/run.sh quick

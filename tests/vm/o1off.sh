@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Proves that with CONFIG_SCHED_CLASS_O1=n the patched kernel behaves as the
+# unpatched one: it boots, policy 8 is refused with EINVAL, there is no
+# sched_smpnice or sched_o1_balance sysctl, and the SCHED_O1 kselftests skip.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+[ -f "$TOP/build/obj/o1off/arch/x86/boot/bzImage" ] || {
+	echo "skip: no o1off kernel built (scripts/build-kernel.sh o1off)"; exit 77; }
+exec "$TOP/scripts/vm-run.sh" --flavour o1off --name o1off --cpus 2 --timeout 300 -- bash -c '
+rc=0
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; rc=1; fi; }
+out=$(o1run -n 0 true 2>&1); st=$?
+check "policy 8 is refused (o1run exit $st: $out)" "[ $st -eq 1 ] && echo \"\$out\" | grep -q \"no SCHED_O1\""
+check "no /proc/sys/kernel/sched_smpnice" "[ ! -e /proc/sys/kernel/sched_smpnice ]"
+check "no /proc/sys/kernel/sched_o1_balance" "[ ! -e /proc/sys/kernel/sched_o1_balance ]"
+build/kselftest/install/sched/sched_o1_api >/tmp/api.log 2>&1; st=$?
+check "the SCHED_O1 kselftests skip (exit $st, 4 = skip)" "[ $st -eq 4 ]"
+nicebench --nice 0,19 --duration 1 --quiet --json /tmp/n.json
+check "CFS runs nicebench as usual" "[ $? -eq 0 ]"
+exit $rc'
