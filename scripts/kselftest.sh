@@ -6,7 +6,8 @@
 # Usage: scripts/kselftest.sh build          build and install to build/kselftest/install
 #        scripts/kselftest.sh run [VM-OPTS]  run them in QEMU (scripts/vm-run.sh options)
 #        scripts/kselftest.sh summarize LOG  count ok / not ok / skip lines of a TAP log
-#   TARGETS="sched" (default) selects the kselftest targets.
+#   TARGETS="sched" (default) selects the kselftest targets to build;
+#   KST_TESTS="sched:sched_o1_balance,..." runs only those tests.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -44,12 +45,17 @@ summarize() {
 
 run() {
 	[ -x "$KST/install/run_kselftest.sh" ] || die "kselftests not built: run 'scripts/kselftest.sh build'"
-	local rc=0
+	local rc=0 t sel="" name=kselftest
+	for t in ${KST_TESTS//,/ }; do
+		[[ $t =~ ^[a-z_]+:[A-Za-z0-9_.-]+$ ]] || die "KST_TESTS: '$t' is not COLLECTION:TEST"
+		sel+=" -t $t"
+	done
+	[ -n "$sel" ] && name=kselftest-sel
 	# The guest's root is read-only: run a copy in the guest's /tmp.
-	"$TOP/scripts/vm-run.sh" --name kselftest "$@" -- bash -c \
-		"cp -a $(printf '%q' "$KST/install") /tmp/kst && cd /tmp/kst && ./run_kselftest.sh 2>&1 | tee /tmp/out/kselftest.tap; exit \${PIPESTATUS[0]}" \
+	"$TOP/scripts/vm-run.sh" --name "$name" "$@" -- bash -c \
+		"cp -a $(printf '%q' "$KST/install") /tmp/kst && cd /tmp/kst && ./run_kselftest.sh$sel 2>&1 | tee /tmp/out/kselftest.tap; exit \${PIPESTATUS[0]}" \
 		|| rc=$?
-	summarize "$BUILD/vm-out/kselftest/kselftest.tap" || return 1
+	summarize "$BUILD/vm-out/$name/kselftest.tap" || return 1
 	return "$rc"
 }
 

@@ -26,6 +26,8 @@ tests=(
 	"splat-detection|tests/vm/splat.sh|all"
 	"kunit|tests/vm/kunit.sh|quick all"
 	"kselftest-smt2|scripts/kselftest.sh run --cpus 2 --sockets 1 --cores 1 --threads 2|quick all"
+	"kselftest-o1-4cpu|env KST_TESTS=sched:sched_o1_balance,sched:sched_o1_smpnice scripts/kselftest.sh run --cpus 4|all"
+	"packages-2x2|tests/vm/packages.sh|all"
 	"o1-configured-out|tests/vm/o1off.sh|all"
 	"stress-debug-4cpu|tests/vm/stress.sh --flavour debug --cpus 4 --duration 30 --hotplug|all"
 )
