@@ -6,7 +6,7 @@ FLAVOUR ?= default
 DURATION ?= 60
 export FLAVOUR
 
-.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check stress quick \
+.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check stress bisect-check quick \
 	test-host test-vm clean distclean
 
 help: ## list the targets
@@ -49,6 +49,9 @@ check: deps kernel tools selftests ## run every test (host, boot, KUnit, kselfte
 stress: prepare tools ## debug-kernel stress of SCHED_O1 on 4 CPUs with CPU hotplug (DURATION=60)
 	@scripts/build-kernel.sh debug
 	@tests/vm/stress.sh --flavour debug --cpus 4 --duration $(DURATION) --hotplug
+
+bisect-check: prepare ## build the kernel after every patch; fail naming the first that breaks
+	@scripts/bisect-check.sh
 
 quick: kernel tools selftests ## the inner loop: host tests, one 2-CPU boot, the kselftests
 	@tests/run.sh quick

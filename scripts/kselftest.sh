@@ -46,6 +46,7 @@ summarize() {
 run() {
 	[ -x "$KST/install/run_kselftest.sh" ] || die "kselftests not built: run 'scripts/kselftest.sh build'"
 	local rc=0 t sel="" name=kselftest
+	KST_TESTS=${KST_TESTS:-}
 	for t in ${KST_TESTS//,/ }; do
 		[[ $t =~ ^[a-z_]+:[A-Za-z0-9_.-]+$ ]] || die "KST_TESTS: '$t' is not COLLECTION:TEST"
 		sel+=" -t $t"
