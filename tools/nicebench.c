@@ -31,57 +31,12 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#ifndef __noreturn
-#define __noreturn		__attribute__((__noreturn__))
-#endif
-#ifndef __printf
-#define __printf(a, b)		__attribute__((__format__(printf, a, b)))
-#endif
-#ifndef __aligned
-#define __aligned(x)		__attribute__((__aligned__(x)))
-#endif
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
 #define PROG			"nicebench"
+#include "sched_o1.h"
 
-#ifndef SCHED_IDLE
-#define SCHED_IDLE		5
-#endif
-#define SCHED_O1		8
-#define SCHED_FLAG_RESET_ON_FORK 0x01
-#define SCHED_ATTR_SIZE_VER1	56
-
-#define NICE_MIN		(-20)
-#define NICE_MAX		19
 #define MAX_TASKS		1024
 #define SPIN_CHECK		4096	/* hog iterations between sched_getcpu() */
 #define READY_TIMEOUT_MS	10000
-#define NSEC_PER_SEC		1000000000LL
-#define NSEC_PER_MSEC		1000000LL
-
-#define NO_SCHED_O1_MSG \
-	"this kernel has no SCHED_O1 (policy 8): boot a kernel with the smpnice series"
-
-struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-};
-
-_Static_assert(sizeof(struct sched_attr) == SCHED_ATTR_SIZE_VER1,
-	       "struct sched_attr must be SCHED_ATTR_SIZE_VER1");
-
-static int sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags)
-{
-	return syscall(SYS_sched_setattr, pid, attr, flags);
-}
 
 enum { POL_NORMAL, POL_BATCH, POL_IDLE, POL_O1, NR_POLICIES };
 
@@ -172,29 +127,6 @@ static int nsamples, samples_cap;
 
 static volatile sig_atomic_t got_signal;
 
-static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-	exit(2);
-}
-
-static void __printf(1, 2) err_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -232,22 +164,6 @@ static void usage(FILE *f)
 "weights: normal/batch = CFS nice weights, idle = 3, o1 = timeslice based.\n"
 "\n"
 "Exit status: 0 ok, 1 runtime error, 2 usage error.\n");
-}
-
-/* Strict integer parse: the whole string, no leading blanks, in [min, max]. */
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s || !(*s == '-' || *s == '+' || (*s >= '0' && *s <= '9')))
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* Parse "a,b,c" into out[]; exit 2 with a message on any bad element. */
@@ -1136,34 +1052,6 @@ static void parse_args(int argc, char **argv)
 	}
 }
 
-static FILE *open_json(void)
-{
-	FILE *f;
-
-	if (!opt.json)
-		return NULL;
-	if (!strcmp(opt.json, "-"))
-		return stdout;
-	f = fopen(opt.json, "w");
-	if (!f) {
-		err_msg("cannot open --json file '%s': %s", opt.json,
-			strerror(errno));
-		exit(1);
-	}
-	return f;
-}
-
-static int close_json(FILE *f)
-{
-	if (!f)
-		return 0;
-	if (f == stdout ? fflush(f) : fclose(f)) {
-		err_msg("writing --json file '%s': %s", opt.json, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	FILE *json, *table;
@@ -1174,7 +1062,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	compute_ideal(tasks, opt.ntasks, opt.cpus);
 
-	json = open_json();
+	json = open_json(opt.json);
 	table = json == stdout ? stderr : stdout;
 
 	if (opt.ideal_only) {
@@ -1182,7 +1070,7 @@ int main(int argc, char **argv)
 			print_ideal_table(table);
 		if (json)
 			write_ideal_json(json);
-		return close_json(json);
+		return close_json(json, opt.json);
 	}
 
 	window = run();
@@ -1195,7 +1083,7 @@ int main(int argc, char **argv)
 		print_table(table, window, &sum);
 	if (json)
 		write_json(json, window, &sum);
-	ret = close_json(json);
+	ret = close_json(json, opt.json);
 	free_samples();
 	return ret;
 }

@@ -26,52 +26,8 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
-#ifndef __noreturn
-#define __noreturn		__attribute__((__noreturn__))
-#endif
-#ifndef __printf
-#define __printf(a, b)		__attribute__((__format__(printf, a, b)))
-#endif
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
 #define PROG			"o1run"
-
-#define SCHED_O1		8
-#define SCHED_FLAG_RESET_ON_FORK 0x01
-#define SCHED_ATTR_SIZE_VER1	56
-
-#define NICE_MIN		(-20)
-#define NICE_MAX		19
-
-#define NO_SCHED_O1_MSG \
-	"this kernel has no SCHED_O1 (policy 8): boot a kernel with the smpnice series"
-
-struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-};
-
-_Static_assert(sizeof(struct sched_attr) == SCHED_ATTR_SIZE_VER1,
-	       "struct sched_attr must be SCHED_ATTR_SIZE_VER1");
-
-static int sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags)
-{
-	return syscall(SYS_sched_setattr, pid, attr, flags);
-}
-
-static int sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size,
-			 unsigned int flags)
-{
-	return syscall(SYS_sched_getattr, pid, attr, size, flags);
-}
+#include "sched_o1.h"
 
 static const char *const policy_names[] = {
 	[0] = "SCHED_OTHER",
@@ -89,18 +45,6 @@ static const char *policy_name(unsigned int policy)
 	if (policy < ARRAY_SIZE(policy_names) && policy_names[policy])
 		return policy_names[policy];
 	return "unknown";
-}
-
-static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-	exit(2);
 }
 
 static void usage(FILE *f)
@@ -125,21 +69,6 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 ok, 1 scheduling error, 2 usage error, 126/127 COMMAND could\n"
 "not be executed / was not found (like env(1)); otherwise COMMAND's status.\n");
-}
-
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s || !(*s == '-' || *s == '+' || (*s >= '0' && *s <= '9')))
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* "pid 123" or "the calling process", for messages */

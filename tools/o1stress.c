@@ -42,32 +42,11 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#ifndef __noreturn
-#define __noreturn		__attribute__((__noreturn__))
-#endif
-#ifndef __printf
-#define __printf(a, b)		__attribute__((__format__(printf, a, b)))
-#endif
-#ifndef __aligned
-#define __aligned(x)		__attribute__((__aligned__(x)))
-#endif
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
 #define PROG			"o1stress"
+#include "sched_o1.h"
 
-#ifndef SCHED_IDLE
-#define SCHED_IDLE		5
-#endif
-#define SCHED_O1		8
-#define SCHED_FLAG_RESET_ON_FORK 0x01
-#define SCHED_ATTR_SIZE_VER1	56
-
-#define NICE_MIN		(-20)
-#define NICE_MAX		19
 #define MAX_WORKERS		1024
 #define SPIN_CHECK		2048	/* spin iterations between clock reads */
-#define NSEC_PER_SEC		1000000000LL
-#define NSEC_PER_MSEC		1000000LL
 
 #define SPIN_MAX_NS		(5 * NSEC_PER_MSEC)
 #define SPIN_WALL_CAP_NS	(200 * NSEC_PER_MSEC)
@@ -85,36 +64,6 @@
 
 #define EXIT_SKIP		77
 #define WORKER_SETUP_FAILED	3
-
-#define NO_SCHED_O1_MSG \
-	"this kernel has no SCHED_O1 (policy 8): boot a kernel with the smpnice series"
-
-struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-};
-
-_Static_assert(sizeof(struct sched_attr) == SCHED_ATTR_SIZE_VER1,
-	       "struct sched_attr must be SCHED_ATTR_SIZE_VER1");
-
-static int sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags)
-{
-	return syscall(SYS_sched_setattr, pid, attr, flags);
-}
-
-static int sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size,
-			 unsigned int flags)
-{
-	return syscall(SYS_sched_getattr, pid, attr, size, flags);
-}
 
 /*
  * Per-worker counters. The first NR_OPS are the operations as chosen, the
@@ -256,29 +205,6 @@ static pid_t main_pid;
 
 static volatile sig_atomic_t got_signal;
 
-static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-	exit(2);
-}
-
-static void __printf(1, 2) err_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -316,22 +242,6 @@ static void usage(FILE *f)
 "Exit status: 0 pass, 1 failure (a worker failed, got stuck, left a child\n"
 "unreaped or saw an unexpected error; a hotplug failure), 2 usage error,\n"
 "77 this kernel has no SCHED_O1.\n", MAX_WORKERS);
-}
-
-/* Strict integer parse: the whole string, no leading blanks, in [min, max]. */
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s || !(*s == '-' || *s == '+' || (*s >= '0' && *s <= '9')))
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -1744,34 +1654,6 @@ static void write_json(FILE *f, const struct result *r)
 	fprintf(f, "%s]\n}\n", nfailures ? "\n" : "");
 }
 
-static FILE *open_json(void)
-{
-	FILE *f;
-
-	if (!opt.json)
-		return NULL;
-	if (!strcmp(opt.json, "-"))
-		return stdout;
-	f = fopen(opt.json, "w");
-	if (!f) {
-		err_msg("cannot open --json file '%s': %s", opt.json,
-			strerror(errno));
-		exit(1);
-	}
-	return f;
-}
-
-static int close_json(FILE *f)
-{
-	if (!f)
-		return 0;
-	if (f == stdout ? fflush(f) : fclose(f)) {
-		err_msg("writing --json file '%s': %s", opt.json, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
 /* Run the workers (and hotplug) to the deadline and wait for them. */
 static void run(FILE *out, struct result *r)
 {
@@ -1974,7 +1856,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	main_pid = getpid();
 
-	json = open_json();
+	json = open_json(opt.json);
 	out = json == stdout ? stderr : stdout;
 
 	ret = probe_o1();
@@ -1982,7 +1864,7 @@ int main(int argc, char **argv)
 		if (json) {
 			fprintf(json, "{\"tool\": \"" PROG "\", \"result\": \"skip\", \"reason\": \"%s\"}\n",
 				NO_SCHED_O1_MSG);
-			close_json(json);
+			close_json(json, opt.json);
 		}
 		return EXIT_SKIP;
 	}
@@ -1993,7 +1875,7 @@ int main(int argc, char **argv)
 	print_table(out, &r);
 	if (json)
 		write_json(json, &r);
-	if (close_json(json))
+	if (close_json(json, opt.json))
 		return 1;
 	munmap(sh, sh_size);
 	return nfailures ? 1 : 0;
