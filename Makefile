@@ -50,8 +50,8 @@ stress: prepare tools ## debug-kernel stress of SCHED_O1 on 4 CPUs with CPU hotp
 	@scripts/build-kernel.sh debug
 	@tests/vm/stress.sh --flavour debug --cpus 4 --duration $(DURATION) --hotplug
 
-bisect-check: prepare ## build the kernel after every patch; fail naming the first that breaks
-	@scripts/bisect-check.sh
+bisect-check: prepare ## build and boot the kernel after every patch; fail naming the first that breaks
+	@scripts/bisect-check.sh --boot
 
 quick: kernel tools selftests ## the inner loop: host tests, one 2-CPU boot, the kselftests
 	@tests/run.sh quick
