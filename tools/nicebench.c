@@ -10,6 +10,8 @@
  *
  * The tool is scheduler-agnostic: it works on CFS/EEVDF for normal, batch
  * and idle, and with --policy o1 on a kernel with SCHED_O1 (policy 8).
+ * --duty makes some tasks sleep part of each period, --rt makes some
+ * SCHED_FIFO CPU hogs among the others.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +39,7 @@
 #define MAX_TASKS		1024
 #define SPIN_CHECK		4096	/* hog iterations between sched_getcpu() */
 #define READY_TIMEOUT_MS	10000
+#define DEFAULT_PERIOD_MS	100
 
 enum { POL_NORMAL, POL_BATCH, POL_IDLE, POL_O1, NR_POLICIES };
 
@@ -79,6 +82,8 @@ struct slot {
 struct task {
 	int nice;
 	int start_cpu;		/* -1: not pinned */
+	int duty;		/* % of each period it wants to run (100: hog) */
+	int rt_prio;		/* > 0: SCHED_FIFO at this priority */
 	long weight;
 	double ideal;		/* fraction of one CPU */
 	pid_t pid;
@@ -94,6 +99,7 @@ struct sample {
 	double t;		/* seconds since release (end of interval) */
 	double *share;		/* per task share over the interval */
 	int *cpu;		/* per task current CPU */
+	long *migr;		/* per task migrations since the window start */
 };
 
 static struct {
@@ -109,15 +115,21 @@ static struct {
 	bool quiet;
 	bool ideal_only;
 	bool rt_parent;
+	long period_ms;
 } opt = {
 	.policy		= POL_NORMAL,
 	.release_ms	= 200,
 	.duration	= 5.0,
+	.period_ms	= DEFAULT_PERIOD_MS,
 };
 
 static struct task tasks[MAX_TASKS];
 static int start_list[MAX_TASKS];
 static int nstart;
+static int duty_list[MAX_TASKS];
+static int nduty;
+static int rt_list[MAX_TASKS];
+static int nrt;
 static struct slot *slots;
 static size_t slots_size;
 static cpu_set_t allowed;
@@ -157,13 +169,23 @@ static void usage(FILE *f)
 "      --ideal-only      only compute and print the ideal shares\n"
 "      --rt-parent       run the parent as SCHED_FIFO 1 so it is not starved\n"
 "                        by the hogs (needs privilege; hogs reset on fork)\n"
+"      --duty LIST       comma-separated duty cycle per task in %% (1..100,\n"
+"                        same count as --nice; default 100 = CPU hog): the\n"
+"                        task burns duty %% of each period in CPU time, then\n"
+"                        sleeps for the rest of the period\n"
+"      --period MS       duty-cycle period (default %d)\n"
+"      --rt LIST         comma-separated SCHED_FIFO priority per task (0..99,\n"
+"                        same count as --nice; 0 = --policy): real-time hogs\n"
+"                        among the others (needs privilege)\n"
 "  -h, --help            show this help\n"
 "\n"
 "Share = task CPU time delta / window wall time (1.0 = one full CPU).\n"
 "Ideal = weights water-filled over --cpus CPUs, no task above one CPU;\n"
 "weights: normal/batch = CFS nice weights, idle = 3, o1 = timeslice based.\n"
+"A --rt task's ideal is one whole CPU; a --duty task's ideal is at most its\n"
+"duty cycle (the water level of a fair scheduler that credits sleepers).\n"
 "\n"
-"Exit status: 0 ok, 1 runtime error, 2 usage error.\n");
+"Exit status: 0 ok, 1 runtime error, 2 usage error.\n", DEFAULT_PERIOD_MS);
 }
 
 /* Parse "a,b,c" into out[]; exit 2 with a message on any bad element. */
@@ -247,6 +269,12 @@ static long o1_weight(int nice)
 	return slice * 1024 / 100;
 }
 
+/* What the series gives a real-time task: more than any nice level. */
+static long rt_weight(int rt_prio)
+{
+	return o1_weight(NICE_MIN) + rt_prio * 1024L / 100;
+}
+
 static long task_weight(int policy, int nice)
 {
 	switch (policy) {
@@ -261,19 +289,33 @@ static long task_weight(int policy, int nice)
 
 /*
  * Water-filling: R = min(C, n) CPUs of capacity; share out R by weight;
- * tasks that would get more than one CPU are capped at 1 and removed,
- * and the rest is redistributed until nobody is above one CPU.
+ * tasks that would get more than their cap (one CPU, or their duty cycle)
+ * are held at the cap and removed, and the rest is redistributed until
+ * nobody is above its cap. Real-time tasks take a whole CPU first.
  */
 static void compute_ideal(struct task *t, int n, int cpus)
 {
 	bool fixed[MAX_TASKS] = { false };
-	long long r = cpus < n ? cpus : n;
-	int i;
+	double r = cpus < n ? cpus : n;
+	int i, nrt = 0;
 
-	for (i = 0; i < n; i++)
-		t[i].weight = task_weight(opt.policy, t[i].nice);
+	for (i = 0; i < n; i++) {
+		t[i].weight = t[i].rt_prio ? rt_weight(t[i].rt_prio)
+					   : task_weight(opt.policy, t[i].nice);
+		t[i].ideal = 0.0;
+		if (t[i].rt_prio)
+			nrt++;
+	}
+	for (i = 0; i < n; i++) {
+		if (!t[i].rt_prio)
+			continue;
+		/* more real-time hogs than CPUs share the CPUs evenly */
+		t[i].ideal = nrt > cpus ? (double)cpus / nrt : 1.0;
+		fixed[i] = true;
+		r -= t[i].ideal;
+	}
 
-	for (;;) {
+	while (r > 0) {
 		long long sum = 0;
 		int capped = 0;
 
@@ -283,9 +325,12 @@ static void compute_ideal(struct task *t, int n, int cpus)
 		if (!sum)
 			break;
 		for (i = 0; i < n; i++) {
-			if (!fixed[i] && t[i].weight * r > sum) {
+			double cap = t[i].duty / 100.0;
+
+			if (!fixed[i] && t[i].weight * r > cap * sum) {
 				fixed[i] = true;
-				t[i].ideal = 1.0;
+				t[i].ideal = cap;
+				r -= cap;
 				capped++;
 			}
 		}
@@ -295,7 +340,6 @@ static void compute_ideal(struct task *t, int n, int cpus)
 					t[i].ideal = (double)t[i].weight * r / sum;
 			break;
 		}
-		r -= capped;
 	}
 }
 
@@ -310,29 +354,62 @@ static void __noreturn child_fail(struct slot *s, int step)
 	_exit(1);
 }
 
-static void __noreturn hog(struct slot *s)
+/* Burn SPIN_CHECK iterations, then note a CPU change in the slot. */
+static void spin_and_track(struct slot *s, uint64_t *x, int *last,
+			   long *migrations)
 {
+	int cpu, i;
+
+	for (i = 0; i < SPIN_CHECK; i++) {
+		*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ __volatile__("" : "+r" (*x));
+	}
+	cpu = sched_getcpu();
+	if (cpu != *last) {
+		*last = cpu;
+		__atomic_store_n(&s->migrations, ++*migrations, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->cpu, cpu, __ATOMIC_RELAXED);
+	}
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * A CPU hog, or with duty < 100 a task that burns duty % of each period
+ * in CPU time and then sleeps for the rest of the period.
+ */
+static void __noreturn hog(struct slot *s, int duty)
+{
+	int64_t run_ns = opt.period_ms * NSEC_PER_MSEC * duty / 100;
+	struct timespec nap = {
+		.tv_sec		= opt.period_ms * (100 - duty) / 100 / 1000,
+		.tv_nsec	= opt.period_ms * (100 - duty) / 100 % 1000 *
+				  NSEC_PER_MSEC,
+	};
 	uint64_t x = getpid();
 	long migrations = 0;
 	int last = sched_getcpu();
-	int cpu, i;
 
 	__atomic_store_n(&s->cpu, last, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->migrations, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->state, ST_READY, __ATOMIC_RELEASE);
 
+	if (duty >= 100)
+		for (;;)
+			spin_and_track(s, &x, &last, &migrations);
 	for (;;) {
-		for (i = 0; i < SPIN_CHECK; i++) {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			__asm__ __volatile__("" : "+r" (x));
-		}
-		cpu = sched_getcpu();
-		if (cpu != last) {
-			last = cpu;
-			__atomic_store_n(&s->migrations, ++migrations,
-					 __ATOMIC_RELAXED);
-			__atomic_store_n(&s->cpu, cpu, __ATOMIC_RELAXED);
-		}
+		int64_t until = thread_cpu_ns() + run_ns;
+
+		do
+			spin_and_track(s, &x, &last, &migrations);
+		while (thread_cpu_ns() < until);
+		nanosleep(&nap, NULL);
 	}
 }
 
@@ -344,6 +421,12 @@ static void __noreturn child_main(struct task *t, struct slot *s, pid_t parent)
 		.sched_nice	= t->nice,
 	};
 	sigset_t set;
+
+	if (t->rt_prio) {
+		attr.sched_policy = SCHED_FIFO;
+		attr.sched_nice = 0;
+		attr.sched_priority = t->rt_prio;
+	}
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -367,7 +450,7 @@ static void __noreturn child_main(struct task *t, struct slot *s, pid_t parent)
 		if (sched_setaffinity(0, sizeof(one), &one))
 			child_fail(s, STEP_AFFINITY);
 	}
-	hog(s);
+	hog(s, t->duty);
 }
 
 /* ------------------------------------------------------------------ */
@@ -436,19 +519,25 @@ static void __noreturn die_with_children(void)
 	exit(1);
 }
 
+static const char *task_policy(const struct task *t)
+{
+	return t->rt_prio ? "fifo" : policies[opt.policy].name;
+}
+
 static void report_child_failure(int i)
 {
 	struct task *t = &tasks[i];
 	struct slot *s = &slots[i];
-	const char *pol = policies[opt.policy].name;
+	const char *pol = task_policy(t);
 
 	switch (s->step) {
 	case STEP_SETATTR:
-		if (s->err == EINVAL && opt.policy == POL_O1)
+		if (s->err == EINVAL && opt.policy == POL_O1 && !t->rt_prio)
 			err_msg(NO_SCHED_O1_MSG);
 		else if (s->err == EPERM)
 			err_msg("task %d: sched_setattr(policy %s, nice %d): not permitted: %s",
 				i, pol, t->nice,
+				t->rt_prio ? "SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO" :
 				t->nice < 0 ? "a negative nice needs CAP_SYS_NICE or RLIMIT_NICE"
 					    : "needs CAP_SYS_NICE");
 		else
@@ -609,6 +698,8 @@ static int take_sample(int64_t start, int64_t *prev_wall, int64_t *prev_ns)
 	for (i = 0; i < opt.ntasks; i++) {
 		s->share[i] = dt > 0 ? (ns[i] - prev_ns[i]) / dt : 0.0;
 		s->cpu[i] = __atomic_load_n(&slots[i].cpu, __ATOMIC_RELAXED);
+		s->migr[i] = __atomic_load_n(&slots[i].migrations,
+					     __ATOMIC_RELAXED) - tasks[i].migr[0];
 		prev_ns[i] = ns[i];
 	}
 	*prev_wall = wall;
@@ -627,7 +718,8 @@ static int alloc_samples(int n)
 	for (i = 0; i < n; i++) {
 		samples[i].share = calloc(opt.ntasks, sizeof(double));
 		samples[i].cpu = calloc(opt.ntasks, sizeof(int));
-		if (!samples[i].share || !samples[i].cpu)
+		samples[i].migr = calloc(opt.ntasks, sizeof(long));
+		if (!samples[i].share || !samples[i].cpu || !samples[i].migr)
 			return -1;
 	}
 	return 0;
@@ -642,6 +734,7 @@ static void free_samples(void)
 	for (i = 0; i < samples_cap; i++) {
 		free(samples[i].share);
 		free(samples[i].cpu);
+		free(samples[i].migr);
 	}
 	free(samples);
 }
@@ -787,11 +880,13 @@ static void summarize(struct summary *s)
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < opt.ntasks; i++) {
 		struct task *t = &tasks[i];
-		double err = fabs(t->share - t->ideal) / t->ideal;
+		double err = t->ideal > 0 ? fabs(t->share - t->ideal) / t->ideal : 0;
 
 		if (err > s->max_rel_err)
 			s->max_rel_err = err;
 		sum_err += err;
+		if (t->rt_prio || t->duty < 100)
+			continue;	/* the ratio is one of CPU hogs */
 		if (t->nice == 0) {
 			sum0 += t->share;
 			isum0 += t->ideal;
@@ -820,7 +915,7 @@ static void print_ideal_table(FILE *f)
 		"ideal%");
 	for (i = 0; i < opt.ntasks; i++)
 		fprintf(f, "%4d %4d %-6s %7ld %7.2f\n", i, tasks[i].nice,
-			policies[opt.policy].name, tasks[i].weight,
+			task_policy(&tasks[i]), tasks[i].weight,
 			tasks[i].ideal * 100.0);
 }
 
@@ -831,9 +926,10 @@ static void write_ideal_json(FILE *f)
 	fprintf(f, "{\"policy\": \"%s\", \"cpus\": %d, \"tasks\": [",
 		policies[opt.policy].name, opt.cpus);
 	for (i = 0; i < opt.ntasks; i++)
-		fprintf(f, "%s\n  {\"task\": %d, \"nice\": %d, \"weight\": %ld, \"ideal\": %.6f}",
+		fprintf(f, "%s\n  {\"task\": %d, \"nice\": %d, \"weight\": %ld, \"ideal\": %.6f, "
+			"\"duty\": %d, \"rt_prio\": %d}",
 			i ? "," : "", i, tasks[i].nice, tasks[i].weight,
-			tasks[i].ideal);
+			tasks[i].ideal, tasks[i].duty, tasks[i].rt_prio);
 	fprintf(f, "\n]}\n");
 }
 
@@ -853,9 +949,9 @@ static void print_table(FILE *f, double window, const struct summary *s)
 		if (t->start_cpu >= 0)
 			snprintf(start, sizeof(start), "%d", t->start_cpu);
 		fprintf(f, "%4d %4d %-6s %5s %7.2f %7.2f %+7.2f %6ld %4d\n", i,
-			t->nice, policies[opt.policy].name, start,
+			t->nice, task_policy(t), start,
 			t->share * 100.0, t->ideal * 100.0,
-			(t->share - t->ideal) / t->ideal * 100.0,
+			t->ideal > 0 ? (t->share - t->ideal) / t->ideal * 100.0 : 0,
 			t->migr[1] - t->migr[0], t->end_cpu);
 	}
 	fprintf(f, "# max rel err %.2f%%, mean rel err %.2f%%", s->max_rel_err * 100.0,
@@ -872,9 +968,9 @@ static void write_json(FILE *f, double window, const struct summary *s)
 
 	fprintf(f, "{\n\"policy\": \"%s\",\n\"cpus\": %d,\n\"duration_s\": %.6f,\n"
 		"\"window_s\": %.6f,\n\"release_ms\": %ld,\n\"interval_ms\": %ld,\n"
-		"\"tasks\": [",
+		"\"period_ms\": %ld,\n\"tasks\": [",
 		policies[opt.policy].name, opt.cpus, opt.duration, window,
-		opt.release_ms, opt.interval_ms);
+		opt.release_ms, opt.interval_ms, opt.period_ms);
 	for (i = 0; i < opt.ntasks; i++) {
 		struct task *t = &tasks[i];
 
@@ -892,7 +988,9 @@ static void write_json(FILE *f, double window, const struct summary *s)
 				t->kmigr[1] - t->kmigr[0]);
 		else
 			fprintf(f, "\"nr_migrations_kernel\": null, ");
-		fprintf(f, "\"end_cpu\": %d}", t->end_cpu);
+		fprintf(f, "\"end_cpu\": %d, \"policy\": \"%s\", \"duty\": %d, "
+			"\"rt_prio\": %d}", t->end_cpu, task_policy(t), t->duty,
+			t->rt_prio);
 	}
 	fprintf(f, "\n],\n\"summary\": {\"max_rel_err\": %.6f, \"mean_rel_err\": %.6f, ",
 		s->max_rel_err, s->mean_rel_err);
@@ -913,6 +1011,9 @@ static void write_json(FILE *f, double window, const struct summary *s)
 			fprintf(f, "], \"cpu\": [");
 			for (i = 0; i < opt.ntasks; i++)
 				fprintf(f, "%s%d", i ? ", " : "", samples[k].cpu[i]);
+			fprintf(f, "], \"migr\": [");
+			for (i = 0; i < opt.ntasks; i++)
+				fprintf(f, "%s%ld", i ? ", " : "", samples[k].migr[i]);
 			fprintf(f, "]}");
 		}
 		fprintf(f, "\n]");
@@ -925,6 +1026,9 @@ static void write_json(FILE *f, double window, const struct summary *s)
 enum {
 	OPT_IDEAL_ONLY = 256,
 	OPT_RT_PARENT,
+	OPT_DUTY,
+	OPT_PERIOD,
+	OPT_RT,
 };
 
 static const struct option longopts[] = {
@@ -939,6 +1043,9 @@ static const struct option longopts[] = {
 	{ "quiet",	no_argument,		NULL, 'q' },
 	{ "ideal-only",	no_argument,		NULL, OPT_IDEAL_ONLY },
 	{ "rt-parent",	no_argument,		NULL, OPT_RT_PARENT },
+	{ "duty",	required_argument,	NULL, OPT_DUTY },
+	{ "period",	required_argument,	NULL, OPT_PERIOD },
+	{ "rt",		required_argument,	NULL, OPT_RT },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -1006,6 +1113,18 @@ static void parse_args(int argc, char **argv)
 		case OPT_RT_PARENT:
 			opt.rt_parent = true;
 			break;
+		case OPT_DUTY:
+			nduty = parse_int_list("--duty", optarg, 1, 100, duty_list);
+			break;
+		case OPT_PERIOD:
+			if (parse_long(optarg, 1, 60 * 1000L, &v))
+				usage_error("--period '%s': expected milliseconds in 1..60000",
+					    optarg);
+			opt.period_ms = v;
+			break;
+		case OPT_RT:
+			nrt = parse_int_list("--rt", optarg, 0, 99, rt_list);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -1043,10 +1162,18 @@ static void parse_args(int argc, char **argv)
 	} else {
 		opt.release_ms = 0;	/* nothing to release */
 	}
+	if (nduty && nduty != opt.ntasks)
+		usage_error("--duty has %d values but --nice has %d tasks",
+			    nduty, opt.ntasks);
+	if (nrt && nrt != opt.ntasks)
+		usage_error("--rt has %d values but --nice has %d tasks",
+			    nrt, opt.ntasks);
 
 	for (i = 0; i < opt.ntasks; i++) {
 		tasks[i].nice = nice_list[i];
 		tasks[i].start_cpu = opt.have_start ? start_list[i] : -1;
+		tasks[i].duty = nduty ? duty_list[i] : 100;
+		tasks[i].rt_prio = nrt ? rt_list[i] : 0;
 		tasks[i].kmigr[0] = -1;
 		tasks[i].kmigr[1] = -1;
 	}
