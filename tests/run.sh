@@ -31,6 +31,7 @@ tests=(
 	"smpnice-1+4-on-4cpu|scripts/vm-run.sh --cpus 4 --name smpnice4 -- build/kselftest/install/sched/sched_o1_smpnice -t one_high_four_normal -t lone_nice_minus20|all"
 	"packages-2x2|tests/vm/packages.sh|all"
 	"o1-configured-out|tests/vm/o1off.sh|all"
+	"boot-params-bad|tests/vm/badparam.sh|all"
 	"stress-debug-4cpu|tests/vm/stress.sh --flavour debug --cpus 4 --duration 30 --hotplug|all"
 )
 
