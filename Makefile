@@ -6,7 +6,8 @@ FLAVOUR ?= default
 DURATION ?= 60
 export FLAVOUR
 
-.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check stress bisect-check quick \
+.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check stress torture stress-ng \
+	bisect-check quick \
 	test-host test-vm clean distclean
 
 help: ## list the targets
@@ -41,14 +42,26 @@ selftests: kernel ## build and install the scheduler kselftests
 demo: deps kernel tools ## set up everything and show the article's case (2 CPUs, {0,0}/{19,19})
 	@tests/vm/demo.sh
 
-check: deps kernel tools selftests ## run every test (host, boot, KUnit, kselftests, debug-kernel stress, splat detection)
+check: deps kernel tools selftests ## run every test (host, boot, KUnit, kselftests, debug-kernel torture, splat detection)
 	@scripts/build-kernel.sh debug
 	@scripts/build-kernel.sh o1off
 	@tests/run.sh all
 
-stress: prepare tools ## debug-kernel stress of SCHED_O1 on 4 CPUs with CPU hotplug (DURATION=60)
+# make torture: DURATION is 600 s unless given; TORTURE_FLAVOURS="debug kasan" adds KASAN.
+TORTURE_FLAVOURS ?= debug
+TORTURE_CPUS ?= 4 8
+TORTURE_DURATION := $(if $(filter command line environment,$(origin DURATION)),$(DURATION),600)
+
+torture: prepare tools ## SCHED_O1 torture + stress-ng on debug kernels (DURATION=600, TORTURE_CPUS="4 8", TORTURE_FLAVOURS="debug kasan")
+	@scripts/torture.sh --flavours "$(TORTURE_FLAVOURS)" --cpus "$(TORTURE_CPUS)" --duration $(TORTURE_DURATION)
+
+stress: prepare tools ## short torture: debug kernel, 4 CPUs, CPU hotplug (DURATION=60)
 	@scripts/build-kernel.sh debug
-	@tests/vm/stress.sh --flavour debug --cpus 4 --duration $(DURATION) --hotplug
+	@tests/vm/torture.sh --flavour debug --cpus 4 --duration $(DURATION) --hotplug
+
+stress-ng: prepare tools ## stress-ng scheduler stressors under SCHED_O1, debug kernel, 4 CPUs (DURATION=60)
+	@scripts/build-kernel.sh debug
+	@scripts/stress-ng.sh --flavour debug --cpus 4 --duration $(DURATION)
 
 bisect-check: prepare ## build and boot the kernel after every patch; fail naming the first that breaks
 	@scripts/bisect-check.sh --boot

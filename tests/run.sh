@@ -32,7 +32,7 @@ tests=(
 	"packages-2x2|tests/vm/packages.sh|all"
 	"o1-configured-out|tests/vm/o1off.sh|all"
 	"boot-params-bad|tests/vm/badparam.sh|all"
-	"stress-debug-4cpu|tests/vm/stress.sh --flavour debug --cpus 4 --duration 30 --hotplug|all"
+	"torture-debug-4cpu|tests/vm/torture.sh --flavour debug --cpus 4 --duration 30 --hotplug|all"
 )
 
 mkdir -p "$LOGS/tests"
