@@ -5,8 +5,14 @@ SHELL := /bin/bash
 FLAVOUR ?= default
 DURATION ?= 60
 export FLAVOUR
+# make bench: empty = the default matrix (see scripts/bench.sh --help)
+BENCH_TOPOS ?=
+BENCH_SCENARIOS ?=
+BENCH_SCHEDS ?=
+BENCH_REPEAT ?= 3
+BENCH_DURATION ?= 4
 
-.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo check stress torture stress-ng \
+.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo bench check stress torture stress-ng \
 	bisect-check quick \
 	test-host test-vm clean distclean
 
@@ -41,6 +47,10 @@ selftests: kernel ## build and install the scheduler kselftests
 
 demo: deps kernel tools ## set up everything and show the article's case (2 CPUs, {0,0}/{19,19})
 	@tests/vm/demo.sh
+
+bench: kernel tools ## benchmarks, O1 by count vs smpnice vs CFS on 2/4/8/NUMA/32 CPUs (about 20 min; BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
+	@BENCH_TOPOS="$(BENCH_TOPOS)" BENCH_SCENARIOS="$(BENCH_SCENARIOS)" BENCH_SCHEDS="$(BENCH_SCHEDS)" \
+		BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_DURATION="$(BENCH_DURATION)" scripts/bench.sh
 
 check: deps kernel tools selftests ## run every test (host, boot, KUnit, kselftests, debug-kernel torture, splat detection)
 	@scripts/build-kernel.sh debug

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: fairness, convergence, stability, throughput and the cost of
+# balancing, O1 by count (2.6.17) vs O1 smpnice (2.6.18) vs CFS/EEVDF, one
+# QEMU boot per topology (tests/vm/guest/bench.sh runs in it), then the
+# report (tools/bench-report.py): build/bench/results.json, bench.md and
+# plots/*.png.
+#
+# Usage: scripts/bench.sh [--topos LIST] [--scenarios LIST] [--scheds LIST]
+#                         [--repeat N] [--duration SEC] [--no-plots]
+#   --topos       2, 4, numa (4 CPUs on 2 nodes), 8, 32 (the scale run);
+#                 default: all of them
+#   --scenarios   fairness: article mixed minus20 odd sleepers rt;
+#                 throughput: messaging pipe hackbench make. Default: each
+#                 topology's own set (below); a list runs on every topology
+#   --scheds      count smpnice cfs (default: all three)
+#   --repeat      repeats of every measurement (default 3; the 32-CPU scale
+#                 run always runs once)
+#   --duration    seconds measured per fairness run (default 4)
+# Make variables: BENCH_TOPOS, BENCH_SCENARIOS, BENCH_SCHEDS, BENCH_REPEAT,
+# BENCH_DURATION. The default matrix takes about 20 minutes on an idle
+# 2-core host.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+
+# topology | vm-run.sh options | default scenarios | minutes (idle host)
+TOPOLOGIES=(
+	"2|--cpus 2|article mixed minus20 odd sleepers rt messaging pipe hackbench make|8"
+	"4|--cpus 4|article odd minus20 messaging|3"
+	"numa|--cpus 4 --numa 2|article messaging|2"
+	"8|--cpus 8|article messaging|3"
+	"32|--cpus 32 --mem 2048 --allow-splat|article|3"
+)
+GUEST=tests/vm/guest/bench.sh
+
+topos=${BENCH_TOPOS:-} scenarios=${BENCH_SCENARIOS:-} scheds=${BENCH_SCHEDS:-}
+repeat=${BENCH_REPEAT:-3} duration=${BENCH_DURATION:-4} plots=--plots
+need() { [ $# -ge 2 ] || die "bench.sh: $1 needs a value (try --help)"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--topos) need "$@"; topos=$2; shift 2 ;;
+	--scenarios) need "$@"; scenarios=$2; shift 2 ;;
+	--scheds) need "$@"; scheds=$2; shift 2 ;;
+	--repeat) need "$@"; repeat=$2; shift 2 ;;
+	--duration) need "$@"; duration=$2; shift 2 ;;
+	--no-plots) plots=--no-plots; shift ;;
+	-h|--help) usage 0 ;;
+	*) die "bench.sh: unknown argument '$1' (try --help)" ;;
+	esac
+done
+topos=${topos//,/ } scenarios=${scenarios//,/ } scheds=${scheds//,/ }
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "bench.sh: repeat wants a positive number, got '$repeat'"
+[[ $duration =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ "${duration%.*}" -ge 2 ] ||
+	die "bench.sh: duration wants seconds (at least 2), got '$duration'"
+
+known_topos=$(printf '%s\n' "${TOPOLOGIES[@]}" | cut -d'|' -f1 | tr '\n' ' ')
+[ -n "$topos" ] || topos=$known_topos
+for t in $topos; do
+	[[ " $known_topos " == *" $t "* ]] || die "bench.sh: unknown topology '$t' (known: $known_topos)"
+done
+# The guest script knows the scenarios and schedulers; let it check them.
+"$TOP/$GUEST" --list >/dev/null
+lists=$("$TOP/$GUEST" --list)
+known_scen=$(sed -n 's/^\(fair\|tput\): //p' <<<"$lists" | tr '\n' ' ')
+known_scheds=$(sed -n 's/^scheds: //p' <<<"$lists")
+for s in $scenarios; do
+	[[ " $known_scen " == *" $s "* ]] || die "bench.sh: unknown scenario '$s' (known: $known_scen)"
+done
+for s in $scheds; do
+	[[ " $known_scheds " == *" $s "* ]] || die "bench.sh: unknown scheduler '$s' (known: $known_scheds)"
+done
+[ -n "$scheds" ] || scheds=$known_scheds
+[ -x "$TOP/tools/nicebench" ] && [ -x "$TOP/tools/o1run" ] || die "tools are not built: run 'make tools'"
+kernel=$BUILD/obj/${FLAVOUR:-default}/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at ${kernel#"$TOP"/}: run 'make kernel' first"
+
+out=$BUILD/bench
+mkdir -p "$out/raw"
+nsched=$(wc -w <<<"$scheds")
+start=$SECONDS
+msg "bench: topologies $topos; schedulers $scheds; $repeat repeats of ${duration} s; kernel ${kernel#"$TOP"/}"
+dirs=() failed=()
+i=0 ntopo=$(wc -w <<<"$topos")
+for t in $topos; do
+	i=$((i + 1))
+	IFS='|' read -r name opts defaults minutes < <(printf '%s\n' "${TOPOLOGIES[@]}" | grep "^$t|")
+	scen=${scenarios:-$defaults}
+	rep=$repeat
+	[ "$name" != 32 ] || rep=1
+	runs=$(($(wc -w <<<"$scen") * nsched * rep))
+	raw=$out/raw/$name
+	# generous: a busy host makes the guest several times slower
+	timeout=$((600 + runs * (${duration%.*} + 40) * 3))
+	msg "[$i/$ntopo] topology $name ($opts): $runs runs (about $minutes min on an idle host for the default set)"
+	log=$LOGS/bench-$name.log
+	mkdir -p "$LOGS"
+	# shellcheck disable=SC2086
+	"$TOP/scripts/vm-run.sh" $opts --name "bench-$name" --out "$raw" --timeout "$timeout" -- \
+		"$GUEST" --scenarios "${scen// /,}" --scheds "${scheds// /,}" \
+		--repeat "$rep" --duration "$duration" >"$log" 2>&1 &
+	pid=$!
+	# follow the guest's progress file (on the out share) while it runs
+	seen=0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		if [ -f "$raw/progress.log" ]; then
+			now=$(wc -l <"$raw/progress.log")
+			[ "$now" -le "$seen" ] || sed -n "$((seen + 1)),${now}p" "$raw/progress.log" | sed 's/^/    /' >&2
+			seen=$now
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	[ -f "$raw/progress.log" ] && sed -n "$((seen + 1)),\$p" "$raw/progress.log" | sed 's/^/    /' >&2
+	if [ "$rc" -ne 0 ]; then
+		grep -E '^(==>|ERROR|KERNEL SPLAT)' "$log" | tail -n 5 >&2 || true
+		warn "topology $name: exit status $rc (log ${log#"$TOP"/}); its finished runs are still reported"
+		failed+=("$name")
+	fi
+	[ -s "$raw/index.tsv" ] && dirs+=("$raw")
+done
+elapsed=$((SECONDS - start))
+[ "${#dirs[@]}" -gt 0 ] || die "bench: no results (see $LOGS/bench-*.log)"
+msg "report from ${#dirs[@]} topolog$([ "${#dirs[@]}" -eq 1 ] && echo y || echo ies)"
+"$TOP/tools/bench-report.py" "$plots" "$out" "${dirs[@]}"
+msg "bench: measured in $((elapsed / 60)) min $((elapsed % 60)) s; results in ${out#"$TOP"/}/ (bench.md, results.json, plots/)"
+[ "${#failed[@]}" -eq 0 ] || die "bench: topologies with failures: ${failed[*]}"

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# In the guest (scripts/bench.sh boots it): every scenario x scheduler x
+# repeat of one topology, raw results to /tmp/out (the host's
+# build/bench/raw/TOPO). The schedulers: count = SCHED_O1 with
+# sched_smpnice 0 (2.6.17), smpnice = SCHED_O1 with sched_smpnice 1
+# (2.6.18), cfs = SCHED_NORMAL (CFS/EEVDF).
+#
+# Usage: tests/vm/guest/bench.sh [--scenarios LIST] [--scheds LIST]
+#                                [--repeat N] [--duration SEC] [--out DIR]
+#        tests/vm/guest/bench.sh --list     (the scenarios; runs anywhere)
+#
+# Fairness scenarios (nicebench, CPU hogs released from a bad start after
+# 200 ms, shares sampled every 100 ms; N = CPUs of the guest):
+#   article   N nice 0 and N nice 19 hogs, the nice 0 ones on the first
+#             half of the CPUs, the nice 19 ones on the second half
+#             (2 CPUs: {0,0} / {19,19}, the article's case)
+#   mixed     nice 0,5,10,15,19 (N/2 times), all started on CPU 0
+#   minus20   one nice -20 hog among nice 0 hogs (3 on 2 CPUs, N on more)
+#   odd       N+1 nice 0 hogs (3 on 2 CPUs, 5 on 4), all on CPU 0
+#   sleepers  N nice 0 hogs and N nice 0 tasks of 50 % duty cycle
+#   rt        one SCHED_FIFO hog (priority 10) on the last CPU, N+1 nice 0
+#             hogs on CPU 0
+# Throughput scenarios (the work runs under the scheduler; O1 via o1run):
+#   messaging perf bench sched messaging -g 4 -l 40
+#   pipe      perf bench sched pipe -l 1000
+#   hackbench hackbench -g 4 -l 50
+#   make      make -jN of a generated tree of 12 C files in tmpfs (after
+#             one untimed build that loads the compiler into the page cache)
+#
+# /tmp/out/index.tsv gets one line per run:
+#   kind scenario sched rep status wall_ns result-file balance-file
+# where kind is fair or tput and balance-file holds
+# /sys/kernel/debug/sched/o1_balance after the run (reset before it).
+set -uo pipefail
+
+FAIR_SCENARIOS="article mixed minus20 odd sleepers rt"
+TPUT_SCENARIOS="messaging pipe hackbench make"
+ALL_SCHEDS="count smpnice cfs"
+
+scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4
+out=${SMPNICE_OUT:-/tmp/out}
+die() { echo "bench.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--scenarios) scenarios=${2//,/ }; shift 2 ;;
+	--scheds) scheds=${2//,/ }; shift 2 ;;
+	--repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"; repeat=$2; shift 2 ;;
+	--duration) [[ ${2:-} =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--duration wants seconds"; duration=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "scheds: $ALL_SCHEDS"; exit 0 ;;
+	-h|--help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$1' (try --help)" ;;
+	esac
+done
+for s in $scenarios; do
+	[[ " $FAIR_SCENARIOS $TPUT_SCENARIOS " == *" $s "* ]] || die "unknown scenario '$s' (try --list)"
+done
+for s in $scheds; do
+	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (count, smpnice, cfs)"
+done
+
+ncpus=$(nproc)
+BAL=/sys/kernel/debug/sched/o1_balance
+SMPNICE=/proc/sys/kernel/sched_smpnice
+have_o1=1
+[ -w "$SMPNICE" ] || have_o1=0
+
+# repeat_list N VALUE: VALUE,VALUE,... N times
+repeat_list() { local i r=""; for ((i = 0; i < $1; i++)); do r+="${r:+,}$2"; done; echo "$r"; }
+
+# scenario_args NAME: the nicebench arguments of a fairness scenario
+scenario_args() {
+	local n=$ncpus half=$((ncpus / 2 > 0 ? ncpus / 2 : 1)) nice="" start="" i c extra
+	case $1 in
+	article)
+		for ((i = 0; i < 2 * n; i++)); do
+			nice+="${nice:+,}$([ "$i" -lt "$n" ] && echo 0 || echo 19)"
+			c=$((i / 2)); [ "$c" -lt "$n" ] || c=$((n - 1))
+			start+="${start:+,}$c"
+		done
+		echo "--nice $nice --start $start" ;;
+	mixed)
+		for ((i = 0; i < half; i++)); do nice+="${nice:+,}0,5,10,15,19"; done
+		echo "--nice $nice --start $(repeat_list $((5 * half)) 0)" ;;
+	minus20)
+		extra=$([ "$n" -le 2 ] && echo 3 || echo "$n")
+		echo "--nice -20,$(repeat_list "$extra" 0) --start $(repeat_list $((extra + 1)) 0)" ;;
+	odd)
+		echo "--nice $(repeat_list $((n + 1)) 0) --start $(repeat_list $((n + 1)) 0)" ;;
+	sleepers)
+		echo "--nice $(repeat_list $((2 * n)) 0) --start $(repeat_list $((2 * n)) 0)" \
+		     "--duty $(repeat_list "$n" 100),$(repeat_list "$n" 50)" ;;
+	rt)
+		# the FIFO hog on the last CPU: a CPU it shares would starve
+		# the others (6.12 throttles real-time tasks only for CFS)
+		echo "--nice $(repeat_list $((n + 2)) 0) --start $((n - 1)),$(repeat_list $((n + 1)) 0)" \
+		     "--rt 10,$(repeat_list $((n + 1)) 0)" ;;
+	esac
+}
+
+# make_tree DIR: a small C program tree and its Makefile
+make_tree() {
+	local d=$1 i
+	rm -rf "$d"; mkdir -p "$d"
+	for i in $(seq 1 12); do
+		cat >"$d/f$i.c" <<-EOF
+		static unsigned long mix$i(unsigned long x) { return x * 6364136223846793005UL + $i; }
+		unsigned long f$i(unsigned long n)
+		{
+			unsigned long s = 0, i;
+			for (i = 0; i < n; i++)
+				s ^= mix$i(s + i) >> (i % 7);
+			return s;
+		}
+		EOF
+	done
+	{
+		echo '#include <stdio.h>'
+		for i in $(seq 1 12); do echo "unsigned long f$i(unsigned long);"; done
+		echo 'int main(void) { unsigned long s = 0;'
+		for i in $(seq 1 12); do echo "s += f$i(1000);"; done
+		echo 'printf("%lu\n", s); return 0; }'
+	} >"$d/main.c"
+	printf 'OBJS := main.o %s\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%%.o: %%.c\n\t$(CC) -O2 -c -o $@ $<\n' \
+		"$(for i in $(seq 1 12); do printf 'f%d.o ' "$i"; done)" >"$d/Makefile"
+}
+
+# tput_cmd NAME: the command line of a throughput scenario
+tput_cmd() {
+	case $1 in
+	messaging) echo "perf bench sched messaging -g 4 -l 40" ;;
+	pipe) echo "perf bench sched pipe -l 1000" ;;
+	hackbench) echo "hackbench -g 4 -l 50" ;;
+	make) echo "make -s -C /tmp/bench-make -j$ncpus prog" ;;
+	esac
+}
+
+set_sched() {
+	case $1 in
+	count) echo 0 >"$SMPNICE" ;;
+	smpnice) echo 1 >"$SMPNICE" ;;
+	esac
+}
+
+now_ns() { date +%s%N; }
+# progress LINE: on the console and in /tmp/out/progress.log (the host
+# follows that file while the guest runs)
+progress() { echo "$1"; echo "$1" >>"$out/progress.log"; }
+
+# run_one KIND SCENARIO SCHED REP: one measurement, a line in index.tsv
+run_one() {
+	local kind=$1 scen=$2 sched=$3 rep=$4 base res bal="-" t0 t1 rc
+	base=$kind-$scen-$sched-$rep
+	set_sched "$sched"
+	[ "$sched" = cfs ] || echo 0 >"$BAL" 2>/dev/null
+	t0=$(now_ns)
+	if [ "$kind" = fair ]; then
+		res=$base.json
+		# shellcheck disable=SC2046
+		nicebench $(scenario_args "$scen") --policy "$([ "$sched" = cfs ] && echo normal || echo o1)" \
+			--release 200 --duration "$duration" --interval 100 --quiet \
+			--json "$out/$res" >"$out/$base.log" 2>&1
+		rc=$?
+	else
+		res=$base.txt
+		[ "$scen" = make ] && make_tree /tmp/bench-make
+		t0=$(now_ns)
+		if [ "$sched" = cfs ]; then
+			# shellcheck disable=SC2046
+			$(tput_cmd "$scen") >"$out/$res" 2>&1
+		else
+			# shellcheck disable=SC2046
+			o1run -- $(tput_cmd "$scen") >"$out/$res" 2>&1
+		fi
+		rc=$?
+	fi
+	t1=$(now_ns)
+	if [ "$sched" != cfs ] && [ -r "$BAL" ]; then
+		bal=$base.bal
+		cat "$BAL" >"$out/$bal"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$scen" "$sched" "$rep" "$rc" \
+		$((t1 - t0)) "$res" "$bal" >>"$out/index.tsv"
+	progress "$(printf '[%d/%d] %-4s %-9s %-7s #%d %5.1fs %s' "$n" "$total" "$kind" "$scen" \
+		"$sched" "$rep" "$(awk -v ns=$((t1 - t0)) 'BEGIN { print ns / 1e9 }')" \
+		"$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc, see $base.log or .txt)")")"
+	return "$rc"
+}
+
+if [ "$have_o1" -eq 0 ]; then
+	echo "bench.sh: no /proc/sys/kernel/sched_smpnice: only CFS is measured"
+	scheds=cfs
+fi
+{
+	echo "cpus=$ncpus"
+	echo "kernel=$(uname -r)"
+	echo "nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
+	echo "duration=$duration"
+	echo "repeat=$repeat"
+	echo "sched_domains=$(cat /sys/kernel/debug/sched/domains/cpu0/domain*/name 2>/dev/null | tr '\n' ' ')"
+} >"$out/info.txt"
+: >"$out/index.tsv"
+: >"$out/progress.log"
+
+# Warm the guest's page cache with the compiler (read over 9p), so that the
+# first timed build does not pay for it.
+if [[ " $scenarios " == *" make "* ]]; then
+	make_tree /tmp/bench-make && $(tput_cmd make) >/dev/null 2>&1
+fi
+
+total=0
+for s in $scenarios; do for x in $scheds; do total=$((total + repeat)); done; done
+progress "== $ncpus CPUs: $total runs ($scenarios; $scheds; $repeat repeats)"
+fails=0 n=0
+# Repeats outermost and the schedulers interleaved, so that a slow stretch
+# of the host hits every scheduler alike.
+for ((rep = 1; rep <= repeat; rep++)); do
+	for scen in $scenarios; do
+		kind=fair
+		[[ " $TPUT_SCENARIOS " == *" $scen "* ]] && kind=tput
+		for sched in $scheds; do
+			n=$((n + 1))
+			run_one "$kind" "$scen" "$sched" "$rep" || fails=$((fails + 1))
+		done
+	done
+done
+[ "$have_o1" -eq 0 ] || echo 1 >"$SMPNICE"
+progress "== $ncpus CPUs: $n runs, $fails failed"
+[ "$fails" -eq 0 ]

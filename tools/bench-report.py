@@ -1,0 +1,626 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise the raw results of "make bench" (tests/vm/guest/bench.sh, one
+directory per topology) into results JSON, a Markdown report and gnuplot
+plots.
+
+Usage: bench-report.py [--plots|--no-plots] OUTDIR RAWDIR/TOPO [RAWDIR/TOPO ...]
+
+Each RAWDIR/TOPO holds info.txt, index.tsv and the run files the guest
+script wrote. Writes OUTDIR/results.json, OUTDIR/bench.md and, with gnuplot
+installed, OUTDIR/plots/*.png; prints the Markdown tables.
+
+Definitions (also in Documentation/results.md):
+  error       |share - ideal| / ideal per task; ideal = the scheduler's
+              weights water-filled over the CPUs (nicebench)
+  converged   from the start of the first 1 s window (ten 100 ms
+              samples) after which every window's mean share of every task
+              stays within 10 % (at least 0.03 CPU) of that task's steady
+              share, the mean over the second half of the run
+  migr/task/s hog-counted migrations after convergence (the second half if
+              the run never converged), per task and second
+  balancer    lb_count and lb_time_ns summed over the CPUs, domains and idle
+              types of /sys/kernel/debug/sched/o1_balance, per second of
+              the run's wall time and per call
+Every figure is the median over the repeats with the min-max spread.
+"""
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+SCHEDS = ["count", "smpnice", "cfs"]
+SCHED_LABEL = {"count": "O1 by count", "smpnice": "O1 smpnice", "cfs": "CFS/EEVDF"}
+SMOOTH = 10         # samples per convergence window (1 s)
+TOL_REL = 0.10      # convergence tolerance, relative to the steady share
+TOL_ABS = 0.03      # ... but at least this much of a CPU
+STATIC_BUDGET = 200000
+# lower is better for every throughput figure
+TPUT_UNIT = {"messaging": "s", "pipe": "s", "hackbench": "s", "make": "s"}
+
+
+def usage(msg):
+    print(f"bench-report.py: {msg}\n{__doc__}", file=sys.stderr)
+    sys.exit(2)
+
+
+# ---------------------------------------------------------------- inputs
+
+def read_info(d):
+    info = {}
+    with open(os.path.join(d, "info.txt")) as f:
+        for line in f:
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                info[k] = v
+    return info
+
+
+def read_index(d):
+    runs = []
+    with open(os.path.join(d, "index.tsv")) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 8:
+                continue
+            kind, scen, sched, rep, rc, wall, res, bal = parts
+            runs.append({"kind": kind, "scenario": scen, "sched": sched,
+                         "rep": int(rep), "status": int(rc),
+                         "wall_s": int(wall) / 1e9, "file": res,
+                         "balance_file": None if bal == "-" else bal})
+    return runs
+
+
+def read_balance(path):
+    """Sum the per-type lines of o1_balance by column name (the header says
+    which columns there are: lb_time_ns is absent on older kernels)."""
+    cols, tot, lines = None, {}, 0
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w:
+                continue
+            if w[0] == "#":
+                if len(w) > 4 and w[4] == "type" and cols is None:
+                    cols = w[1:]
+                continue
+            if cols is None or len(w) < 5 or w[3] not in ("busy", "idle", "newidle"):
+                continue
+            lines += 1
+            for name, val in zip(cols[4:], w[4:]):
+                tot[name] = tot.get(name, 0) + int(val)
+    return tot if lines else None
+
+
+TPUT_RE = {
+    "messaging": re.compile(r"Total time:\s*([0-9.]+)"),
+    "pipe": re.compile(r"Total time:\s*([0-9.]+)"),
+    "hackbench": re.compile(r"^Time:\s*([0-9.]+)", re.M),
+}
+
+
+def tput_value(scen, path, wall):
+    if scen not in TPUT_RE:
+        return wall
+    with open(path) as f:
+        m = TPUT_RE[scen].search(f.read())
+    return float(m.group(1)) if m else None
+
+
+# ------------------------------------------------------------- analysis
+
+def waterfill(tasks, capacity):
+    """Shares of tasks (dicts with weight, duty, rt_prio) on `capacity`
+    CPUs: real-time tasks take a CPU each, the others share the rest by
+    weight, none above its duty cycle (the nicebench model)."""
+    share = [0.0] * len(tasks)
+    fixed = [False] * len(tasks)
+    r = float(min(capacity, len(tasks)))
+    rts = [i for i, t in enumerate(tasks) if t.get("rt_prio")]
+    for i in rts:
+        share[i] = capacity / len(rts) if len(rts) > capacity else 1.0
+        fixed[i] = True
+        r -= share[i]
+    while r > 1e-12:
+        free = [i for i in range(len(tasks)) if not fixed[i]]
+        total = sum(tasks[i]["weight"] for i in free)
+        if not total:
+            break
+        capped = [i for i in free
+                  if tasks[i]["weight"] * r > tasks[i].get("duty", 100) / 100 * total]
+        if not capped:
+            for i in free:
+                share[i] = tasks[i]["weight"] * r / total
+            break
+        for i in capped:
+            share[i] = tasks[i].get("duty", 100) / 100
+            fixed[i] = True
+            r -= share[i]
+    return share
+
+
+def static_reachable(tasks, cpus, tol=0.10):
+    """Is there a placement of the tasks on `cpus` CPUs, never changed, in
+    which every task's share (the CPU shared by weight) is within tol of its
+    ideal? True, False, or None if the search was too big."""
+    types = {}
+    for t in tasks:
+        key = (t["weight"], t.get("duty", 100), t.get("rt_prio", 0), round(t["ideal"], 9))
+        types.setdefault(key, 0)
+        types[key] += 1
+    keys = sorted(types)
+    counts = [types[k] for k in keys]
+    budget = [STATIC_BUDGET]
+
+    def ok(placement):
+        for comp in placement:
+            members = []
+            for k, n in zip(keys, comp):
+                members += [{"weight": k[0], "duty": k[1], "rt_prio": k[2], "ideal": k[3]}] * n
+            if not members:
+                continue
+            for m, s in zip(members, waterfill(members, 1)):
+                if m["ideal"] > 0 and abs(s - m["ideal"]) / m["ideal"] > tol:
+                    return False
+        return True
+
+    def comps(rem, bound):
+        # compositions (per-type counts) <= rem, lexicographically <= bound
+        def rec(i, prefix, tight):
+            if i == len(rem):
+                yield tuple(prefix)
+                return
+            top = rem[i] if not tight else min(rem[i], bound[i])
+            for c in range(top, -1, -1):
+                yield from rec(i + 1, prefix + [c], tight and c == bound[i])
+        yield from rec(0, [], True)
+
+    def dfs(cpu, rem, bound, placement):
+        if budget[0] <= 0:
+            return None
+        if cpu == cpus - 1:
+            comp = tuple(rem)
+            if comp > bound:
+                return False
+            budget[0] -= 1
+            return ok(placement + [comp])
+        unknown = False
+        for comp in comps(rem, bound):
+            r = dfs(cpu + 1, [a - b for a, b in zip(rem, comp)], comp, placement + [comp])
+            if r:
+                return True
+            if r is None:
+                unknown = True
+                if budget[0] <= 0:
+                    return None
+        return None if unknown else False
+
+    return dfs(0, counts, tuple(counts), [])
+
+
+def convergence(run):
+    """(seconds from release to convergence or None, migrations per task per
+    second after it)"""
+    samples = run.get("samples") or []
+    tasks = run["tasks"]
+    n = len(tasks)
+    window = run.get("window_s") or run.get("duration_s")
+    total_migr = sum(t["migrations"] for t in tasks)
+    if len(samples) < 2 * SMOOTH:
+        return None, total_migr / n / window if window else None
+    m = len(samples)
+    half = samples[m // 2:]
+    steady = [statistics.fmean(s["share"][i] for s in half) for i in range(n)]
+    tol = [max(TOL_REL * steady[i], TOL_ABS) for i in range(n)]
+    smooth = []
+    for k in range(SMOOTH - 1, m):
+        win = samples[k - SMOOTH + 1:k + 1]
+        smooth.append([statistics.fmean(s["share"][i] for s in win) for i in range(n)])
+    within = [all(abs(sm[i] - steady[i]) <= tol[i] for i in range(n)) for sm in smooth]
+    first = None
+    for k in range(len(within) - 1, -1, -1):
+        if not within[k]:
+            break
+        first = k
+    if first is None:
+        t_conv, start_idx = None, m // 2
+    else:
+        start_idx = first          # window `first` starts after sample first-1
+        t_conv = samples[start_idx - 1]["t"] if start_idx > 0 else 0.0
+    migr_at = sum(samples[start_idx - 1]["migr"]) if start_idx > 0 and "migr" in samples[0] else 0
+    t_from = samples[start_idx - 1]["t"] if start_idx > 0 else 0.0
+    span = window - t_from
+    migr_rate = (total_migr - migr_at) / n / span if span > 0 else None
+    return t_conv, migr_rate
+
+
+def spread(values):
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+
+
+def analyse(topo_dirs):
+    runs, topos = [], []
+    for d in topo_dirs:
+        name = os.path.basename(os.path.normpath(d))
+        try:
+            info = read_info(d)
+            index = read_index(d)
+        except OSError as e:
+            usage(f"{d}: {e}")
+        cpus = int(info.get("cpus", 0))
+        nodes = int(info.get("nodes", 1) or 1)
+        label = f"{cpus}" + (f" ({nodes} nodes)" if nodes > 1 else "")
+        topos.append({"topo": name, "cpus": cpus, "nodes": nodes, "label": label,
+                      "kernel": info.get("kernel"), "domains": info.get("sched_domains", "").strip()})
+        for r in index:
+            r.update(topo=name, cpus=cpus, label=label)
+            path = os.path.join(d, r["file"])
+            if r["balance_file"]:
+                try:
+                    bal = read_balance(os.path.join(d, r["balance_file"]))
+                except OSError:
+                    bal = None
+                if bal:
+                    r["lb_count"] = bal.get("lb_count")
+                    r["lb_time_ns"] = bal.get("lb_time_ns")
+                    r["lb_moved"] = bal.get("lb_moved")
+            if r["status"] != 0:
+                r["failed"] = True
+                runs.append(r)
+                continue
+            try:
+                if r["kind"] == "fair":
+                    with open(path) as f:
+                        nb = json.load(f)
+                    r["tasks"] = [{k: t.get(k) for k in ("nice", "weight", "share", "ideal",
+                                                          "migrations", "duty", "rt_prio", "start_cpu")}
+                                  for t in nb["tasks"]]
+                    for t in r["tasks"]:
+                        t["duty"] = t["duty"] or 100
+                        t["rt_prio"] = t["rt_prio"] or 0
+                    r["max_err"] = nb["summary"]["max_rel_err"]
+                    r["mean_err"] = nb["summary"]["mean_rel_err"]
+                    r["ratio"] = nb["summary"].get("ratio_nice0_nice19")
+                    r["conv_s"], r["migr_rate"] = convergence(nb)
+                    r["window_s"] = nb.get("window_s")
+                    r["samples"] = nb.get("samples", [])
+                else:
+                    r["value"] = tput_value(r["scenario"], path, r["wall_s"])
+            except (OSError, ValueError, KeyError) as e:
+                print(f"bench-report.py: {path}: {e}", file=sys.stderr)
+                r["failed"] = True
+            if r.get("lb_count") is not None:
+                r["lb_calls_per_s"] = r["lb_count"] / r["wall_s"]
+                if r.get("lb_time_ns") is not None:
+                    r["lb_us_per_s"] = r["lb_time_ns"] / 1e3 / r["wall_s"]
+                    r["lb_us_per_call"] = (r["lb_time_ns"] / 1e3 / r["lb_count"]
+                                           if r["lb_count"] else None)
+            runs.append(r)
+    return topos, runs
+
+
+def aggregate(topos, runs):
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["topo"], r["kind"], r["scenario"], r["sched"]), []).append(r)
+    agg = []
+    order = {t["topo"]: i for i, t in enumerate(topos)}
+    for (topo, kind, scen, sched), rs in sorted(
+            groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2],
+                                            SCHEDS.index(kv[0][3]) if kv[0][3] in SCHEDS else 9)):
+        ok = [r for r in rs if not r.get("failed")]
+        a = {"topo": topo, "label": rs[0]["label"], "cpus": rs[0]["cpus"], "kind": kind,
+             "scenario": scen, "sched": sched, "runs": len(rs), "failed": len(rs) - len(ok)}
+        keys = ["lb_calls_per_s", "lb_us_per_s", "lb_us_per_call"]
+        keys += ["max_err", "mean_err", "ratio", "conv_s", "migr_rate"] if kind == "fair" else ["value"]
+        for k in keys:
+            a[k] = spread([r.get(k) for r in ok])
+        if kind == "fair":
+            a["not_converged"] = sum(1 for r in ok if r.get("conv_s") is None)
+            if ok:
+                nt = len(ok[0]["tasks"])
+                a["tasks"] = [{"nice": ok[0]["tasks"][i]["nice"],
+                               "duty": ok[0]["tasks"][i]["duty"],
+                               "rt_prio": ok[0]["tasks"][i]["rt_prio"],
+                               "weight": ok[0]["tasks"][i]["weight"],
+                               "ideal": ok[0]["tasks"][i]["ideal"],
+                               "share": spread([r["tasks"][i]["share"] for r in ok])}
+                              for i in range(nt)]
+                if sched != "cfs":
+                    a["static_reachable"] = static_reachable(ok[0]["tasks"], rs[0]["cpus"])
+                # the repeat with the median convergence time, for the plots
+                ranked = sorted(ok, key=lambda r: (r["conv_s"] is None, r["conv_s"] or 0))
+                a["plot_rep"] = ranked[len(ranked) // 2]["rep"]
+        agg.append(a)
+    return agg
+
+
+def find(agg, topo, kind, scen, sched):
+    for a in agg:
+        if (a["topo"], a["kind"], a["scenario"], a["sched"]) == (topo, kind, scen, sched):
+            return a
+    return None
+
+
+def med(a, key):
+    return a[key]["median"] if a and a.get(key) else None
+
+
+def targets(topos, agg):
+    out = []
+    for t in topos:
+        topo, label = t["topo"], t["label"]
+        for a in agg:
+            if a["topo"] != topo or a["kind"] != "fair" or a["sched"] != "smpnice":
+                continue
+            reach = a.get("static_reachable")
+            err = med(a, "max_err")
+            if err is None:
+                continue
+            if reach:
+                out.append({"target": f"smpnice shares within 10 % of ideal ({a['scenario']}, {label} CPUs)",
+                            "value": f"max error {100 * err:.1f} %", "met": err <= 0.10})
+            elif reach is False:
+                out.append({"target": f"smpnice shares within 10 % of ideal ({a['scenario']}, {label} CPUs)",
+                            "value": f"max error {100 * err:.1f} % (no static placement reaches the ideal: not judged)",
+                            "met": None})
+        art = find(agg, topo, "fair", "article", "smpnice")
+        if art and med(art, "ratio") and art.get("tasks"):
+            w0 = next((x["weight"] for x in art["tasks"] if x["nice"] == 0), None)
+            w19 = next((x["weight"] for x in art["tasks"] if x["nice"] == 19), None)
+            if w0 and w19:
+                single = w0 / w19
+                ratio = med(art, "ratio")
+                out.append({"target": f"article's case nice 0 / nice 19 ratio within 20 % of one CPU's {single:.1f} (smpnice, {label} CPUs)",
+                            "value": f"{ratio:.1f} ({100 * (ratio / single - 1):+.0f} %)",
+                            "met": abs(ratio / single - 1) <= 0.20})
+        cnt = find(agg, topo, "fair", "article", "count")
+        if cnt and med(cnt, "ratio"):
+            ratio = med(cnt, "ratio")
+            out.append({"target": f"by count, the article's case fails as in 2.6.17 ({label} CPUs)",
+                        "value": f"nice 0 / nice 19 ratio {ratio:.1f}, max error {100 * med(cnt, 'max_err'):.0f} %",
+                        "met": ratio < 2.0})
+        mc, ms = (find(agg, topo, "tput", "messaging", s) for s in ("count", "smpnice"))
+        if med(mc, "value") and med(ms, "value"):
+            rel = med(mc, "value") / med(ms, "value")
+            out.append({"target": f"smpnice perf bench sched messaging throughput >= 95 % of count ({label} CPUs)",
+                        "value": f"{100 * rel:.0f} % ({med(ms, 'value'):.2f} s vs {med(mc, 'value'):.2f} s)",
+                        "met": rel >= 0.95})
+        for a in agg:
+            if a["topo"] != topo or a["kind"] != "fair" or a["sched"] != "smpnice":
+                continue
+            c = find(agg, topo, "fair", a["scenario"], "cfs")
+            ms_, mc_ = med(a, "migr_rate"), med(c, "migr_rate")
+            if ms_ is None or mc_ is None:
+                continue
+            out.append({"target": f"smpnice migrations after convergence <= CFS's ({a['scenario']}, {label} CPUs)",
+                        "value": f"{ms_:.3f} vs {mc_:.3f} per task per s",
+                        "met": ms_ <= mc_ + 0.01})
+    return out
+
+
+# --------------------------------------------------------------- output
+
+def fmt(s, scale=1.0, digits=1, unit=""):
+    if not s:
+        return "-"
+    m, lo, hi = (s[k] * scale for k in ("median", "min", "max"))
+    if s["n"] == 1 or f"{lo:.{digits}f}" == f"{hi:.{digits}f}":
+        return f"{m:.{digits}f}{unit}"
+    return f"{m:.{digits}f}{unit} ({lo:.{digits}f}-{hi:.{digits}f})"
+
+
+def md_table(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def conv_fmt(a):
+    s = fmt(a.get("conv_s"), 1, 2)
+    nc = a.get("not_converged", 0)
+    if nc:
+        s += f", {nc}/{a['runs'] - a['failed']} never"
+    return s
+
+
+def report_md(topos, agg, tgts):
+    out = []
+    fair = [a for a in agg if a["kind"] == "fair"]
+    if fair:
+        out.append("### Fairness, convergence, stability\n")
+        out.append("Median over the repeats, (min-max) where they differ; errors in % of the ideal share.\n")
+        rows = []
+        for a in fair:
+            rows.append([a["label"], a["scenario"], SCHED_LABEL.get(a["sched"], a["sched"]),
+                         fmt(a["max_err"], 100), fmt(a["mean_err"], 100), fmt(a["ratio"], 1, 1),
+                         conv_fmt(a), fmt(a["migr_rate"], 1, 2),
+                         fmt(a["lb_us_per_s"], 1, 0), fmt(a["lb_us_per_call"], 1, 1)
+                         + (f" [{a['failed']} failed]" if a["failed"] else "")])
+        out.append(md_table(["CPUs", "scenario", "scheduler", "max err %", "mean err %",
+                             "nice0/nice19", "converged s", "migr/task/s",
+                             "balancer us/s", "us/call"], rows))
+        out.append("\nShares per task (median, % of one CPU; ideal per scheduler's weights):\n")
+        for t in topos:
+            for scen in dict.fromkeys(a["scenario"] for a in fair if a["topo"] == t["topo"]):
+                per = [a for a in fair if a["topo"] == t["topo"] and a["scenario"] == scen and a.get("tasks")]
+                if not per or len(per[0]["tasks"]) > 12:
+                    continue
+                head = ["task", "nice"] + [f"{SCHED_LABEL.get(a['sched'], a['sched'])} (ideal)" for a in per]
+                rows = []
+                for i, task in enumerate(per[0]["tasks"]):
+                    kind = f"{task['nice']}" + (f" FIFO {task['rt_prio']}" if task["rt_prio"] else "") + \
+                        (f" {task['duty']}% duty" if task["duty"] < 100 else "")
+                    rows.append([str(i), kind] + [
+                        f"{fmt(a['tasks'][i]['share'], 100)} ({100 * a['tasks'][i]['ideal']:.1f})" for a in per])
+                out.append(f"\n{t['label']} CPUs, {scen}:\n\n" + md_table(head, rows))
+    tput = [a for a in agg if a["kind"] == "tput"]
+    if tput:
+        out.append("\n### Throughput (seconds, lower is better)\n\n")
+        rows = []
+        for t in topos:
+            for scen in dict.fromkeys(a["scenario"] for a in tput if a["topo"] == t["topo"]):
+                per = {a["sched"]: a for a in tput if a["topo"] == t["topo"] and a["scenario"] == scen}
+                c, s = med(per.get("count"), "value"), med(per.get("smpnice"), "value")
+                rows.append([t["label"], scen] +
+                            [fmt(per[x]["value"], 1, 2) if x in per else "-" for x in SCHEDS] +
+                            [f"{100 * c / s:.0f} %" if c and s else "-"] +
+                            [fmt(per["smpnice"]["lb_us_per_s"], 1, 0) if "smpnice" in per else "-"])
+        out.append(md_table(["CPUs", "benchmark"] + [SCHED_LABEL[x] for x in SCHEDS] +
+                            ["smpnice throughput vs count", "smpnice balancer us/s"], rows))
+    cost = [a for a in agg if a["sched"] in ("count", "smpnice") and a.get("lb_us_per_s")]
+    if cost:
+        out.append("\n### Cost of balancing (O1 balancer, all CPUs summed)\n\n")
+        rows = [[a["label"], a["scenario"], SCHED_LABEL[a["sched"]], fmt(a["lb_calls_per_s"], 1, 0),
+                 fmt(a["lb_us_per_s"], 1, 0), fmt(a["lb_us_per_call"], 1, 2),
+                 fmt(a["lb_us_per_s"], 1e-4 / max(a["cpus"], 1), 3)] for a in cost]
+        out.append(md_table(["CPUs", "workload", "scheduler", "calls/s", "us per s", "us per call",
+                             "% of each CPU"], rows))
+    if tgts:
+        out.append("\n### Targets of issue 6\n\n")
+        rows = [[x["target"], x["value"],
+                 {True: "met", False: "**missed**", None: "n/a"}[x["met"]]] for x in tgts]
+        out.append(md_table(["target", "measured", ""], rows))
+    return "".join(out)
+
+
+def write_plots(outdir, topos, agg, runs):
+    pdir = os.path.join(outdir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    scripts = []
+    fair = [a for a in agg if a["kind"] == "fair" and a.get("tasks")]
+    for t in topos:
+        for scen in dict.fromkeys(a["scenario"] for a in fair if a["topo"] == t["topo"]):
+            per = [a for a in fair if a["topo"] == t["topo"] and a["scenario"] == scen]
+            base = f"{t['topo']}-{scen}"
+            nt = len(per[0]["tasks"])
+            # shares per task per scheduler, with the O1 ideal
+            with open(os.path.join(pdir, f"shares-{base}.dat"), "w") as f:
+                f.write("# task " + " ".join(a["sched"] for a in per) + " ideal_o1\n")
+                ideal = next((a for a in per if a["sched"] != "cfs"), per[0])
+                for i in range(nt):
+                    task = per[0]["tasks"][i]
+                    name = f"{i} n{task['nice']}" + (" FIFO" if task["rt_prio"] else "") + \
+                        (f" {task['duty']}%" if task["duty"] < 100 else "")
+                    f.write(f'"{name}" ' + " ".join(
+                        f"{100 * a['tasks'][i]['share']['median']:.2f}" for a in per) +
+                        f" {100 * ideal['tasks'][i]['ideal']:.2f}\n")
+            cols = ", ".join(f"'shares-{base}.dat' using {k + 2}:xtic(1) title '{SCHED_LABEL.get(a['sched'], a['sched'])}'"
+                             for k, a in enumerate(per))
+            cols += f", '' using {len(per) + 2} title 'ideal (O1 weights)' fs pattern 4"
+            scripts.append(f"""set terminal pngcairo size 1000,500
+set output 'shares-{base}.png'
+set title 'CPU share per task: {scen}, {t["label"]} CPUs (median of repeats)' noenhanced
+set ylabel 'share of one CPU (%)'
+set yrange [0:110]
+set style data histograms
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set xtics rotate by -30 noenhanced
+set key top right noenhanced
+set grid ytics
+plot {cols}
+""")
+            # share and migrations over time, one repeat per scheduler
+            plots_share, plots_migr = [], []
+            for a in per:
+                r = next((r for r in runs if r["topo"] == t["topo"] and r["kind"] == "fair"
+                          and r["scenario"] == scen and r["sched"] == a["sched"]
+                          and r["rep"] == a.get("plot_rep") and r.get("samples")), None)
+                if not r:
+                    continue
+                fn = f"time-{base}-{a['sched']}.dat"
+                with open(os.path.join(pdir, fn), "w") as f:
+                    f.write("# t share[task]... total_migrations\n")
+                    for s in r["samples"]:
+                        f.write(f"{s['t']:.3f} " + " ".join(f"{100 * x:.2f}" for x in s["share"]) +
+                                f" {sum(s.get('migr', [0]))}\n")
+                label = SCHED_LABEL.get(a["sched"], a["sched"])
+                plots_share.append((label, fn, nt, r["tasks"]))
+                plots_migr.append(f"'{fn}' using 1:{nt + 2} with steps lw 2 title '{label}'")
+            if plots_share:
+                gp = [f"""set terminal pngcairo size 1000,{300 * len(plots_share)}
+set output 'time-{base}.png'
+set multiplot layout {len(plots_share)},1 title 'share over time from the bad start: {scen}, {t["label"]} CPUs' noenhanced
+set ylabel 'share (%)'
+set yrange [0:110]
+set grid
+set key outside right noenhanced
+"""]
+                for label, fn, n, tasks in plots_share:
+                    key = "" if n <= 10 else "notitle"
+                    lines = ", ".join(
+                        f"'{fn}' using 1:{i + 2} with lines " +
+                        (key or f"title 'task {i} (nice {tasks[i]['nice']})'") for i in range(n))
+                    gp.append(f"set title '{label}' noenhanced\nset xlabel 'seconds since release'\nplot {lines}\n")
+                gp.append("unset multiplot\n")
+                scripts.append("".join(gp))
+                scripts.append(f"""set terminal pngcairo size 1000,400
+set output 'migrations-{base}.png'
+set title 'migrations since release (all tasks): {scen}, {t["label"]} CPUs' noenhanced
+set xlabel 'seconds since release'
+set ylabel 'migrations'
+set grid
+set key top left noenhanced
+plot {", ".join(plots_migr)}
+""")
+    made = []
+    for k, gp in enumerate(scripts):
+        path = os.path.join(pdir, f"plot{k}.gp")
+        with open(path, "w") as f:
+            f.write(gp)
+        if shutil.which("gnuplot"):
+            subprocess.run(["gnuplot", os.path.basename(path)], cwd=pdir, check=False,
+                           stderr=subprocess.DEVNULL)
+            png = re.search(r"set output '([^']+)'", gp).group(1)
+            if os.path.exists(os.path.join(pdir, png)):
+                made.append(png)
+    return made
+
+
+def main(argv):
+    args = argv[1:]
+    plots = True
+    while args and args[0].startswith("--"):
+        if args[0] == "--no-plots":
+            plots = False
+        elif args[0] != "--plots":
+            usage(f"unknown option '{args[0]}'")
+        args = args[1:]
+    if len(args) < 2:
+        usage("need OUTDIR and at least one raw topology directory")
+    outdir, dirs = args[0], args[1:]
+    for d in dirs:
+        if not os.path.isfile(os.path.join(d, "index.tsv")):
+            usage(f"{d} has no index.tsv (not a bench.sh output directory)")
+    os.makedirs(outdir, exist_ok=True)
+    topos, runs = analyse(dirs)
+    agg = aggregate(topos, runs)
+    tgts = targets(topos, agg)
+    md = report_md(topos, agg, tgts)
+    slim = [{k: v for k, v in r.items() if k != "samples"} for r in runs]
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump({"topologies": topos, "runs": slim, "summary": agg, "targets": tgts},
+                  f, indent=1)
+    with open(os.path.join(outdir, "bench.md"), "w") as f:
+        f.write(md)
+    print(md)
+    if plots:
+        made = write_plots(outdir, topos, agg, runs)
+        if made:
+            print(f"# plots: {len(made)} in {os.path.join(outdir, 'plots')}")
+    print(f"# results: {os.path.join(outdir, 'results.json')}, {os.path.join(outdir, 'bench.md')}")
+    failed = sum(1 for r in runs if r.get("failed"))
+    if failed:
+        print(f"# {failed} run(s) failed: see their logs in the raw directories", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
