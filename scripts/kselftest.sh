@@ -52,6 +52,14 @@ run() {
 		sel+=" -t $t"
 	done
 	[ -n "$sel" ] && name=kselftest-sel
+	# A --name of the caller's picks the output directory to summarise.
+	local args=("$@") i
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		case ${args[i]} in
+		--name) name=${args[i + 1]:-$name} ;;
+		--name=*) name=${args[i]#--name=} ;;
+		esac
+	done
 	# The guest's root is read-only: run a copy in the guest's /tmp.
 	"$TOP/scripts/vm-run.sh" --name "$name" "$@" -- bash -c \
 		"cp -a $(printf '%q' "$KST/install") /tmp/kst && cd /tmp/kst && ./run_kselftest.sh$sel 2>&1 | tee /tmp/out/kselftest.tap; exit \${PIPESTATUS[0]}" \
