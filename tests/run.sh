@@ -17,6 +17,7 @@ case $mode in all|quick|host) ;; *) die "usage: tests/run.sh all|quick|host [FIL
 tests=(
 	"host-tools|tests/host/test-tools.sh|host quick all"
 	"host-pipeline|tests/host/test-pipeline.sh|host quick all"
+	"host-bench-report|tests/host/test-bench-report.sh|host quick all"
 	"series|tests/host/test-series.sh|all"
 	"checkpatch|scripts/checkpatch.sh|quick all"
 	"boot-1cpu|tests/vm/boot.sh 1|all"

@@ -37,7 +37,7 @@ SCHED_LABEL = {"count": "O1 by count", "smpnice": "O1 smpnice", "cfs": "CFS/EEVD
 SMOOTH = 10         # samples per convergence window (1 s)
 TOL_REL = 0.10      # convergence tolerance, relative to the steady share
 TOL_ABS = 0.03      # ... but at least this much of a CPU
-STATIC_BUDGET = 200000
+STATIC_BUDGET = 100000
 # lower is better for every throughput figure
 TPUT_UNIT = {"messaging": "s", "pipe": "s", "hackbench": "s", "make": "s"}
 
@@ -145,60 +145,60 @@ def waterfill(tasks, capacity):
 def static_reachable(tasks, cpus, tol=0.10):
     """Is there a placement of the tasks on `cpus` CPUs, never changed, in
     which every task's share (the CPU shared by weight) is within tol of its
-    ideal? True, False, or None if the search was too big."""
+    ideal? True, False, or None if the search was too big. A CPU's shares
+    depend only on what runs on it, so only CPU loads that are right by
+    themselves ("good compositions") are tried."""
     types = {}
     for t in tasks:
-        key = (t["weight"], t.get("duty", 100), t.get("rt_prio", 0), round(t["ideal"], 9))
-        types.setdefault(key, 0)
-        types[key] += 1
+        key = (t["weight"], t.get("duty", 100), t.get("rt_prio", 0), t["ideal"])
+        types[key] = types.get(key, 0) + 1
     keys = sorted(types)
-    counts = [types[k] for k in keys]
-    budget = [STATIC_BUDGET]
+    counts = tuple(types[k] for k in keys)
+    good_cache = {}
 
-    def ok(placement):
-        for comp in placement:
-            members = []
-            for k, n in zip(keys, comp):
-                members += [{"weight": k[0], "duty": k[1], "rt_prio": k[2], "ideal": k[3]}] * n
-            if not members:
-                continue
-            for m, s in zip(members, waterfill(members, 1)):
-                if m["ideal"] > 0 and abs(s - m["ideal"]) / m["ideal"] > tol:
-                    return False
-        return True
+    def good(comp):
+        if comp not in good_cache:
+            members = [{"weight": k[0], "duty": k[1], "rt_prio": k[2], "ideal": k[3]}
+                       for k, n in zip(keys, comp) for _ in range(n)]
+            good_cache[comp] = all(m["ideal"] <= 0 or abs(s - m["ideal"]) / m["ideal"] <= tol
+                                   for m, s in zip(members, waterfill(members, 1)))
+        return good_cache[comp]
 
     def comps(rem, bound):
-        # compositions (per-type counts) <= rem, lexicographically <= bound
+        # non-empty compositions <= rem, lexicographically <= bound (the CPUs
+        # are interchangeable, so their loads are tried in decreasing order)
         def rec(i, prefix, tight):
             if i == len(rem):
-                yield tuple(prefix)
+                if any(prefix):
+                    yield tuple(prefix)
                 return
-            top = rem[i] if not tight else min(rem[i], bound[i])
+            top = min(rem[i], bound[i]) if tight else rem[i]
             for c in range(top, -1, -1):
                 yield from rec(i + 1, prefix + [c], tight and c == bound[i])
         yield from rec(0, [], True)
 
-    def dfs(cpu, rem, bound, placement):
-        if budget[0] <= 0:
-            return None
-        if cpu == cpus - 1:
-            comp = tuple(rem)
-            if comp > bound:
-                return False
-            budget[0] -= 1
-            return ok(placement + [comp])
-        unknown = False
+    budget = [STATIC_BUDGET]
+
+    def dfs(left, rem, bound):
+        if not any(rem):
+            return True
+        if left == 0 or budget[0] <= 0:
+            return None if budget[0] <= 0 else False
+        result = False
         for comp in comps(rem, bound):
-            r = dfs(cpu + 1, [a - b for a, b in zip(rem, comp)], comp, placement + [comp])
+            budget[0] -= 1
+            if budget[0] <= 0:
+                return None
+            if not good(comp):
+                continue
+            r = dfs(left - 1, tuple(a - b for a, b in zip(rem, comp)), comp)
             if r:
                 return True
             if r is None:
-                unknown = True
-                if budget[0] <= 0:
-                    return None
-        return None if unknown else False
+                result = None
+        return result
 
-    return dfs(0, counts, tuple(counts), [])
+    return dfs(cpus, counts, counts)
 
 
 def convergence(run):

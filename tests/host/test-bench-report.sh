@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of make bench without running it: tools/bench-report.py on a
+# small fake result tree (medians, spreads, convergence, migrations, the
+# o1_balance counters with and without lb_time_ns, throughput parsing,
+# static reachability, targets), the argument checks of scripts/bench.sh
+# and tests/vm/guest/bench.sh, and nicebench's --duty/--rt ideal shares.
+#
+# Prints "ok N - ..." / "not ok N - ..." per check; exits non-zero if any
+# check failed.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+REPORT=$TOP/tools/bench-report.py
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+num=0 failed=0
+
+# check DESCRIPTION COMMAND...: the command's exit status decides
+check() {
+	local desc=$1; shift
+	num=$((num + 1))
+	if "$@" >"$TMP/out" 2>&1; then
+		echo "ok $num - $desc"
+	else
+		failed=$((failed + 1))
+		echo "not ok $num - $desc"
+		head -n 20 "$TMP/out" | sed 's/^/#   /'
+	fi
+}
+
+# fails_with REGEX COMMAND...: exit status 2 and REGEX in the output
+fails_with() {
+	local re=$1 rc=0; shift
+	"$@" >"$TMP/fw" 2>&1 || rc=$?
+	[ "$rc" -eq 2 ] && grep -Eq -- "$re" "$TMP/fw" || { cat "$TMP/fw"; echo "exit $rc"; return 1; }
+}
+
+# A fake run of one 2-CPU topology: three repeats of the article's case and
+# of odd (3 on 2) under each scheduler, messaging under each, and balance
+# counters in the format with lb_time_ns and in the one without.
+python3 - "$TMP/raw/2" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+os.makedirs(d)
+open(f"{d}/info.txt", "w").write("cpus=2\nkernel=6.12-test\nnodes=1\nduration=4\nrepeat=3\nsched_domains=MC\n")
+idx = []
+def nb(name, nices, weights, ideals, shares, conv_at, migr_total):
+    # 40 samples of 100 ms; shares 0.5 for everyone until conv_at, then final
+    samples, migr = [], [0] * len(nices)
+    for k in range(40):
+        t = 0.1 * (k + 1)
+        sh = shares if t > conv_at else [0.5] * len(nices)
+        if t <= conv_at:
+            migr = [m + 1 for m in migr]
+        samples.append({"t": t, "share": sh, "cpu": [0] * len(nices), "migr": list(migr)})
+    tasks = [{"task": i, "nice": n, "start_cpu": 0, "weight": w, "share": s, "ideal": i_,
+              "migrations": migr[i] + migr_total, "nr_migrations_kernel": migr[i] + migr_total,
+              "end_cpu": 0,
+              "policy": "o1", "duty": 100, "rt_prio": 0}
+             for i, (n, w, i_, s) in enumerate(zip(nices, weights, ideals, shares))]
+    errs = [abs(s - i_) / i_ for s, i_ in zip(shares, ideals)]
+    s0 = [s for n, s in zip(nices, shares) if n == 0]
+    s19 = [s for n, s in zip(nices, shares) if n == 19]
+    summ = {"max_rel_err": max(errs), "mean_rel_err": sum(errs) / len(errs),
+            "ratio_nice0_nice19": (sum(s0) / len(s0)) / (sum(s19) / len(s19)) if s0 and s19 else None}
+    json.dump({"policy": "o1", "cpus": 2, "duration_s": 4.0, "window_s": 4.0, "release_ms": 200,
+               "interval_ms": 100, "period_ms": 100, "tasks": tasks, "summary": summ,
+               "samples": samples}, open(f"{d}/{name}", "w"))
+HEAD12 = ("# cpu level name type lb_count lb_imbalanced lb_moved lb_failed lb_all_pinned lb_active lb_moved_weight lb_time_ns\n"
+          "# cpu level name placed active_moved fork_placed exec_placed wake_affine wake_balance kicks\n")
+HEAD10 = "# cpu level name type lb_count lb_imbalanced lb_moved lb_failed lb_all_pinned lb_active\n"
+for rep in (1, 2, 3):
+    ow = [1024, 1024, 51, 51]
+    oi = [2048 / 2150, 2048 / 2150, 102 / 2150, 102 / 2150]
+    for sched, shares, ideal, w in (
+            ("count", [0.5, 0.5, 0.5, 0.5], oi, ow),
+            ("smpnice", [0.95 + 0.01 * rep, 0.95, 0.05, 0.045], oi, ow),
+            ("cfs", [0.98, 0.98, 0.02, 0.02], [0.986, 0.986, 0.0146, 0.0146], [1024, 1024, 15, 15])):
+        f = f"fair-article-{sched}-{rep}.json"
+        conv = {"count": 0.0, "smpnice": 0.5 * rep, "cfs": 1.0}[sched]
+        nb(f, [0, 0, 19, 19], w, ideal, shares, conv, {"count": 0, "smpnice": 1, "cfs": 2}[sched])
+        bal = "-"
+        if sched != "cfs":
+            bal = f"fair-article-{sched}-{rep}.bal"
+            if rep == 3 and sched == "count":
+                # the format without lb_time_ns: counts only
+                open(f"{d}/{bal}", "w").write(HEAD10 + "0 1 MC busy 10 0 0 0 0 0\n1 1 MC idle 10 1 1 0 0 0\n")
+            else:
+                open(f"{d}/{bal}", "w").write(HEAD12 +
+                    "0 1 MC busy 30 0 0 0 0 0 0 3000000\n"
+                    "0 1 MC idle 0 0 0 0 0 0 0 0\n"
+                    "0 1 MC newidle 10 2 1 1 0 0 1024 1000000\n"
+                    "0 1 MC placed 0 1 2 3 4 5\n"
+                    "1 1 MC busy 0 0 0 0 0 0 0 0\n")
+        idx.append(("fair", "article", sched, rep, 0, 4_000_000_000, f, bal))
+    for sched in ("count", "smpnice", "cfs"):
+        f = f"fair-odd-{sched}-{rep}.json"
+        nb(f, [0, 0, 0], [1024] * 3, [2 / 3] * 3, [1.0, 0.5, 0.5], 0.0, 0)
+        idx.append(("fair", "odd", sched, rep, 0, 4_000_000_000, f, "-"))
+    for sched, secs in (("count", 2.0), ("smpnice", 2.0 + 0.1 * rep), ("cfs", 3.0)):
+        f = f"tput-messaging-{sched}-{rep}.txt"
+        open(f"{d}/{f}", "w").write(f"# Running 'sched/messaging' benchmark:\n\n     Total time: {secs:.3f} [sec]\n")
+        idx.append(("tput", "messaging", sched, rep, 0, 5_000_000_000, f, "-"))
+# one failed run is counted, not fatal
+idx.append(("fair", "odd", "cfs", 4, 1, 1_000_000_000, "fair-odd-cfs-4.json", "-"))
+with open(f"{d}/index.tsv", "w") as f:
+    for row in idx:
+        f.write("\t".join(str(x) for x in row) + "\n")
+EOF
+
+check "bench-report.py writes results.json and bench.md from a fake run" \
+	"$REPORT" --no-plots "$TMP/bench" "$TMP/raw/2"
+cp "$TMP/out" "$TMP/report.txt"
+
+py() {
+	local desc=$1 code=$2
+	check "$desc" python3 -c "import json, sys
+d = json.load(open('$TMP/bench/results.json'))
+S = {(a['scenario'], a['sched']): a for a in d['summary']}
+T = {t['target']: t for t in d['targets']}
+$code"
+}
+
+py "medians and min-max spreads over the three repeats (smpnice nice 0 share)" '
+s = S[("article", "smpnice")]["tasks"][0]["share"]
+assert (round(s["median"], 6), round(s["min"], 6), round(s["max"], 6), s["n"]) == (0.97, 0.96, 0.98, 3), s'
+py "convergence: the release-to-steady time of each repeat (0.5, 1.0, 1.5 s), median 1.0" '
+c = S[("article", "smpnice")]["conv_s"]
+assert (round(c["median"], 3), round(c["min"], 3), round(c["max"], 3)) == (1.0, 0.5, 1.5), c'
+py "convergence: a run that starts in its steady state converges at 0 s" '
+assert S[("article", "count")]["conv_s"]["median"] == 0.0, S[("article", "count")]["conv_s"]'
+py "stability: one migration per task after convergence at 0.5/1.0/1.5 s of 4 s = 0.29-0.40 per task per s" '
+m = S[("article", "smpnice")]["migr_rate"]
+assert [round(m[k], 6) for k in ("median", "min", "max")] == [0.333333, 0.285714, 0.4], m'
+py "balancer cost: 40 calls and 4 ms in 4 s = 10 calls/s, 1000 us/s, 100 us/call" '
+a = S[("article", "smpnice")]
+assert round(a["lb_calls_per_s"]["median"], 6) == 10.0, a["lb_calls_per_s"]
+assert round(a["lb_us_per_s"]["median"], 6) == 1000.0, a["lb_us_per_s"]
+assert round(a["lb_us_per_call"]["median"], 6) == 100.0, a["lb_us_per_call"]'
+py "balancer cost: a kernel without lb_time_ns gives calls but no time" '
+runs = [r for r in d["runs"] if r["scenario"] == "article" and r["sched"] == "count"]
+old = [r for r in runs if r["rep"] == 3][0]
+assert old["lb_count"] == 20 and old.get("lb_time_ns") is None and "lb_us_per_s" not in old, old
+assert S[("article", "count")]["lb_us_per_s"]["n"] == 2'
+py "throughput: perf bench messaging Total time parsed, median per scheduler" '
+assert S[("messaging", "smpnice")]["value"]["median"] == 2.2, S[("messaging", "smpnice")]["value"]
+assert S[("messaging", "cfs")]["value"]["median"] == 3.0'
+py "a failed run is counted in the summary and left out of the medians" '
+a = S[("odd", "cfs")]
+assert a["runs"] == 4 and a["failed"] == 1 and a["max_err"]["n"] == 3, a'
+py "static placement: {0,19}/{0,19} reaches the article ideal; 3 equal hogs on 2 CPUs cannot" '
+assert S[("article", "smpnice")]["static_reachable"] is True
+assert S[("odd", "smpnice")]["static_reachable"] is False'
+py "targets: article shares and ratio judged for smpnice; odd (unreachable) not judged" '
+k = [t for t in T if t.startswith("smpnice shares within 10 % of ideal (article")][0]
+assert T[k]["met"] is True, T[k]
+k = [t for t in T if t.startswith("smpnice shares within 10 % of ideal (odd")][0]
+assert T[k]["met"] is None, T[k]
+k = [t for t in T if t.startswith("article")][0]
+assert T[k]["met"] is True, T[k]'
+py "targets: by count the article case fails as in 2.6.17; messaging 91 % of count is a miss" '
+k = [t for t in T if t.startswith("by count")][0]
+assert T[k]["met"] is True, T[k]
+k = [t for t in T if "messaging" in t][0]
+assert T[k]["met"] is False and "91 %" in T[k]["value"], T[k]'
+check "bench.md has the fairness, throughput, cost and targets tables" \
+	grep -q "### Targets of issue 6" "$TMP/bench/bench.md"
+check "the Markdown table shows the median and the min-max spread" \
+	grep -Eq '^\| 2 \| article \| O1 smpnice \| 5\.4 \| 3\.2 \(2\.9-3\.4\) \|' "$TMP/bench/bench.md"
+check "the report is printed too" grep -q "### Throughput" "$TMP/report.txt"
+if command -v gnuplot >/dev/null; then
+	check "with gnuplot: share, time and migration plots (PNG)" bash -c \
+		"'$REPORT' '$TMP/bench2' '$TMP/raw/2' >/dev/null &&
+		 test -s '$TMP/bench2/plots/shares-2-article.png' &&
+		 test -s '$TMP/bench2/plots/time-2-article.png' &&
+		 test -s '$TMP/bench2/plots/migrations-2-article.png'"
+else
+	num=$((num + 1)); echo "ok $num - plots # SKIP gnuplot not installed"
+fi
+check "bench-report.py: a directory without index.tsv is a usage error" \
+	fails_with "no index.tsv" "$REPORT" "$TMP/x" "$TMP"
+
+# Argument checks: they fail before any guest boots.
+check "scripts/bench.sh --help describes the variables" \
+	bash -c "'$TOP/scripts/bench.sh' --help | grep -q BENCH_SCENARIOS"
+check "scripts/bench.sh rejects an unknown topology" \
+	bash -c "'$TOP/scripts/bench.sh' --topos 3 2>&1 | grep -q \"unknown topology '3'\""
+check "scripts/bench.sh rejects an unknown scenario" \
+	bash -c "'$TOP/scripts/bench.sh' --scenarios nosuch 2>&1 | grep -q \"unknown scenario 'nosuch'\""
+check "scripts/bench.sh rejects an unknown scheduler" \
+	bash -c "BENCH_SCHEDS=o2 '$TOP/scripts/bench.sh' 2>&1 | grep -q \"unknown scheduler 'o2'\""
+check "scripts/bench.sh rejects --repeat 0" \
+	bash -c "'$TOP/scripts/bench.sh' --repeat 0 2>&1 | grep -q 'repeat wants a positive number'"
+check "guest bench.sh --list names the scenarios and schedulers" \
+	bash -c "'$TOP/tests/vm/guest/bench.sh' --list | grep -q '^fair: article mixed minus20 odd sleepers rt'"
+check "guest bench.sh rejects an unknown scenario" \
+	fails_with "unknown scenario 'x'" "$TOP/tests/vm/guest/bench.sh" --scenarios x --out "$TMP"
+
+# nicebench's additions for the bench scenarios.
+NB=$TOP/tools/nicebench
+check "nicebench --duty: two hogs and one 50 % sleeper on 2 CPUs = 75/75/50 %" bash -c \
+	"'$NB' --ideal-only --nice 0,0,0 --duty 100,100,50 --cpus 2 --json - -q |
+	 python3 -c 'import json,sys; d=json.load(sys.stdin); assert [t[\"ideal\"] for t in d[\"tasks\"]] == [0.75, 0.75, 0.5], d'"
+check "nicebench --rt: a FIFO hog takes one CPU of 2, three o1 hogs share the other" bash -c \
+	"'$NB' --ideal-only --nice 0,0,0,0 --rt 10,0,0,0 --cpus 2 --policy o1 --json - -q |
+	 python3 -c 'import json,sys; d=json.load(sys.stdin); i=[round(t[\"ideal\"], 6) for t in d[\"tasks\"]]; assert i == [1.0, 0.333333, 0.333333, 0.333333], i'"
+check "nicebench rejects --duty 0 and a --duty list of the wrong length" bash -c \
+	"'$NB' --ideal-only --nice 0 --duty 0 2>&1 | grep -q 'not an integer in 1..100' &&
+	 '$NB' --ideal-only --nice 0,0 --duty 50 2>&1 | grep -q -- '--duty has 1 values but --nice has 2 tasks'"
+check "nicebench rejects --rt 100 and --period 0" bash -c \
+	"'$NB' --ideal-only --nice 0 --rt 100 2>&1 | grep -q 'not an integer in 0..99' &&
+	 '$NB' --ideal-only --nice 0 --period 0 2>&1 | grep -q -- '--period .0.: expected milliseconds'"
+
+echo "$((num - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
