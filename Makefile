@@ -13,7 +13,7 @@ BENCH_REPEAT ?= 3
 BENCH_DURATION ?= 4
 
 .PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo bench check stress torture stress-ng \
-	bisect-check quick \
+	bisect-check matrix quick \
 	test-host test-vm clean distclean
 
 help: ## list the targets
@@ -73,8 +73,11 @@ stress-ng: prepare tools ## stress-ng scheduler stressors under SCHED_O1, debug 
 	@scripts/build-kernel.sh debug
 	@scripts/stress-ng.sh --flavour debug --cpus 4 --duration $(DURATION)
 
-bisect-check: prepare ## build and boot the kernel after every patch; fail naming the first that breaks
-	@scripts/bisect-check.sh --boot
+bisect-check: prepare ## build the kernel after every patch (BISECT_BOOT=1: boot each too); fail naming the first that breaks
+	@scripts/bisect-check.sh $(if $(filter 1,$(BISECT_BOOT)),--boot)
+
+matrix: prepare tools ## configuration matrix: O1=n, UP, PREEMPT models, HZ 100/1000, HZ_PERIODIC (MATRIX_ARGS=--reuse|--only ROW)
+	@scripts/matrix.sh $(MATRIX_ARGS)
 
 quick: kernel tools selftests ## the inner loop: host tests, one 2-CPU boot, the kselftests
 	@tests/run.sh quick

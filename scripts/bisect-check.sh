@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the kernel after every patch of the series, in order, and fail
-# naming the first patch that breaks the build. Uses a separate worktree
-# (build/bisect) and object directory (build/obj/bisect) so that build/linux
-# and its objects are left alone; builds are incremental (each step rebuilds
-# what its patch touches) and go through ccache.
+# naming the first patch that breaks the build. Uses its own worktree
+# (build/bisect/linux) and object directory (build/bisect/obj/default) so that
+# build/linux and its objects are left alone; builds are incremental (each
+# step rebuilds what its patch touches) and go through ccache, with the
+# default kernel's configuration. A step whose patch changes a Kconfig file
+# is configured again from the fragments, so that options the series adds
+# (SCHED_O1_KUNIT_TEST, ...) take effect from their patch on.
+#
+# The worktree and object directory sit at the same depth as build/linux and
+# build/obj/default: with CCACHE_BASEDIR set to the project (as .ci/run does)
+# the compiler sees the same relative paths, so the steps after the last
+# patch that touches a widely included header hit the ccache entries of the
+# default kernel's build.
 #
 # Usage: scripts/bisect-check.sh [--boot] [FIRST]
 #   FIRST   start at patch number FIRST (1-based)
@@ -16,29 +25,53 @@ if [ "${1:-}" = --boot ]; then boot=1; shift; fi
 first=${1:-1}
 [[ $first =~ ^[1-9][0-9]*$ ]] || die "bisect-check.sh: FIRST must be a patch number, got '$first'"
 [ -d "$TREE/.git" ] || die "no prepared tree: run 'make prepare' first"
-WT=$BUILD/bisect
-if [ ! -d "$WT/.git" ] && [ ! -f "$WT/.git" ]; then
-	rm -rf "$WT"
-	git -C "$TREE" worktree add -q --detach "$WT" smpnice-base
+BDIR=$BUILD/bisect
+WT=$BDIR/linux
+OBJ=$BDIR/obj/default
+# The layout before this one had the worktree in build/bisect itself.
+if [ -e "$BDIR/.git" ]; then
+	msg "moving the bisect worktree from ${BDIR#"$TOP"/} to ${WT#"$TOP"/}"
+	git -C "$TREE" worktree remove --force "$BDIR" 2>/dev/null || rm -rf "$BDIR"
+	git -C "$TREE" worktree prune
+	rm -rf "$BUILD/obj/bisect"
 fi
-commits=($(git -C "$TREE" rev-list --reverse smpnice-base..HEAD))
+if [ ! -e "$WT/.git" ]; then
+	rm -rf "$WT"
+	git -C "$TREE" worktree prune
+	mkdir -p "$BDIR"
+	git -C "$TREE" worktree add -q --detach "$WT" smpnice-base
+	rm -rf "$OBJ"
+fi
+mapfile -t commits < <(git -C "$TREE" rev-list --reverse smpnice-base..HEAD)
 total=${#commits[@]}
 [ "$total" -gt 0 ] || { msg "no patches to check"; exit 0; }
+[ "$first" -le "$total" ] || die "bisect-check.sh: FIRST ($first) is past the last patch ($total)"
+mkdir -p "$LOGS"
 start=$SECONDS
 for ((i = first - 1; i < total; i++)); do
 	c=${commits[i]}
+	n=$((i + 1))
 	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	log=$LOGS/bisect-$n.log
+	prev=$(git -C "$WT" rev-parse HEAD)
 	git -C "$WT" checkout -q --detach "$c"
-	msg "[$((i + 1))/$total] building after: $subj"
-	# The options of the series only exist once their patch is in: no check.
-	if ! TREE=$WT OBJ=$BUILD/obj/bisect "$TOP/scripts/build-kernel.sh" default --no-check \
-		>"$LOGS/bisect-$((i + 1)).log" 2>&1; then
-		tail -n 30 "$LOGS/bisect-$((i + 1)).log" >&2
-		die "patch $((i + 1)) ($subj) breaks the build; log: $LOGS/bisect-$((i + 1)).log"
+	# kbuild's syncconfig gives a new option its Kconfig default, not the
+	# fragments' value: merge the fragments again when a Kconfig changed.
+	changed=$(git -C "$WT" diff --name-only "$prev" "$c")
+	if grep -qE '(^|/)Kconfig[^/]*$' <<<"$changed"; then
+		rm -f "$OBJ/.smpnice-config"
 	fi
-	if [ "$boot" -eq 1 ] && ! "$TOP/scripts/vm-run.sh" --kernel "$BUILD/obj/bisect/arch/x86/boot/bzImage" \
-		--cpus 2 --name "bisect-$((i + 1))" --timeout 120 -- true >/dev/null 2>&1; then
-		die "the kernel after patch $((i + 1)) ($subj) does not boot cleanly; console: $LOGS/vm/bisect-$((i + 1)).log"
+	t0=$SECONDS
+	# The options of the series only exist once their patch is in: no check.
+	# build-kernel.sh's own logs go to build/bisect/logs, not build/logs.
+	if ! BUILD=$BDIR TREE=$WT OBJ=$OBJ "$TOP/scripts/build-kernel.sh" default --no-check >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "patch $n ($subj) breaks the build; log: $log"
+	fi
+	msg "[$n/$total] builds ($((SECONDS - t0)) s): $subj"
+	if [ "$boot" -eq 1 ] && ! "$TOP/scripts/vm-run.sh" --kernel "$OBJ/arch/x86/boot/bzImage" \
+		--cpus 2 --name "bisect-$n" --timeout 120 -- true >/dev/null 2>&1; then
+		die "the kernel after patch $n ($subj) does not boot cleanly; console: $LOGS/vm/bisect-$n.log"
 	fi
 done
 msg "all $total patches build$([ "$boot" -eq 1 ] && echo " and boot"), one by one ($((SECONDS - start)) s)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Host tests of the pipeline scripts on small fake kernel trees made here:
-# bad input, version checks, git am and quilt application, export round trip.
+# bad input, version checks, git am and quilt application, export round trip;
+# the configuration matrix rows and the bisect check.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 S=$TOP/scripts
@@ -121,6 +122,103 @@ grep -q 'kernel/sched.c' "$W/out" && ok "... and naming the failing file" || nok
 expect 1 'names 0009-missing.patch' "a series entry without its file is named" -- bash -c \
 	"cp -r $W/series-good $W/series-miss && echo 0009-missing.patch >>$W/series-miss/series && \
 	 env $(env_for miss "$W/series-miss") KERNEL_SRC=$W/src $S/prepare-tree.sh"
+
+# --- configuration matrix (scripts/matrix.sh): rows, coverage, dry run
+M=$TOP/scripts/matrix.sh
+expect nonzero 'unknown argument' "matrix.sh rejects an unknown argument" -- "$M" --bogus
+expect nonzero "no row 'nosuch' \(rows: default" "matrix.sh --only names the rows it knows" -- "$M" --only nosuch --dry-run
+"$M" --list >"$W/rows" 2>&1 && ok "matrix.sh --list" || nok "matrix.sh --list"
+# Every value of every dimension of issue 7 is set by some row's fragments
+# (last fragment wins, as in merge_config.sh), and the rows that must boot do.
+cover=""
+while IFS='|' read -r name base frags run covers; do
+	name=${name// /}; base=${base// /}; run=${run// /}; frags=${frags# }; frags=${frags% }
+	[ "$name" = row ] && continue
+	files=("$TOP/kernel/qemu-smp.config")
+	case $base in debug) files+=("$TOP/kernel/debug.config") ;; o1off) files+=("$TOP/kernel/o1-off.config") ;; esac
+	missing=""
+	for f in $frags; do [ "$f" = - ] && continue; [ -f "$TOP/kernel/$f" ] || missing+=" $f"; files+=("$TOP/kernel/$f"); done
+	[ -z "$missing" ] || { echo "row $name: no kernel/$missing" >"$W/out"; nok "matrix row $name: its fragments exist"; continue; }
+	vals=$(cat "${files[@]}" | awk '
+		/^CONFIG_[A-Z0-9_]+=/ { o = $0; sub(/=.*/, "", o); v[o] = substr($0, length(o) + 2) }
+		/^# CONFIG_[A-Z0-9_]+ is not set/ { v[$2] = "n" }
+		END {
+			printf "O1=%s SMP=%s ", (v["CONFIG_SCHED_CLASS_O1"] == "y" ? "y" : "n"), (v["CONFIG_SMP"] == "y" ? "y" : "n")
+			printf "MODEL=%s ", (v["CONFIG_PREEMPT"] == "y" ? "FULL" : v["CONFIG_PREEMPT_VOLUNTARY"] == "y" ? "VOLUNTARY" : "NONE")
+			hz = v["CONFIG_HZ_100"] == "y" ? 100 : v["CONFIG_HZ_1000"] == "y" ? 1000 : v["CONFIG_HZ_250"] == "y" ? 250 : "?"
+			printf "HZ=%s TICK=%s\n", hz, (v["CONFIG_HZ_PERIODIC"] == "y" ? "PERIODIC" : v["CONFIG_NO_HZ_IDLE"] == "y" ? "NO_HZ_IDLE" : "?")
+		}')
+	for v in $vals; do cover+=" $v:$name:$run"; done
+done <"$W/rows"
+echo "$cover" | tr ' ' '\n' >"$W/out"
+for want in O1=y O1=n SMP=y SMP=n MODEL=NONE MODEL=VOLUNTARY MODEL=FULL HZ=100 HZ=250 HZ=1000 TICK=NO_HZ_IDLE TICK=PERIODIC; do
+	grep -q "^$want:" "$W/out" && ok "matrix covers $want" || nok "matrix covers $want"
+done
+booted() { # VALUE RUN-REGEX: some row with VALUE has a guest run matching RUN-REGEX
+	grep -E "^$1:[a-z0-9_-]+:($2)\$" "$W/out" >/dev/null
+}
+booted O1=n 'o1off' && ok "matrix boots the O1=n kernel and runs the configured-out checks" || nok "matrix boots the O1=n kernel and runs the configured-out checks"
+booted SMP=n 'kst:1:.*sched_o1_api.*' && booted SMP=n 'kst:1:.*sched_o1_share.*' && \
+	ok "matrix boots the UP kernel on 1 CPU with sched_o1_api and sched_o1_share" || \
+	nok "matrix boots the UP kernel on 1 CPU with sched_o1_api and sched_o1_share"
+for tick in NO_HZ_IDLE PERIODIC; do
+	booted "TICK=$tick" 'kst:2:.*sched_o1_balance.*' && booted "TICK=$tick" 'kst:2:.*sched_o1_smpnice.*' && \
+		ok "matrix runs the balancing kselftests on 2 CPUs with TICK=$tick" || \
+		nok "matrix runs the balancing kselftests on 2 CPUs with TICK=$tick"
+done
+expect 0 'OBJ=build/obj/matrix-up EXTRA_CONFIG="kernel/up.config' "matrix.sh --dry-run builds a fragment row in its own object directory" -- \
+	"$M" --dry-run --only up
+if "$M" --dry-run >"$W/out" 2>&1 && ! grep -E 'OBJ=build/obj/(default|debug|o1off)[ /]' "$W/out" >/dev/null; then
+	ok "no matrix row builds into build/obj/default, debug or o1off with other fragments"
+else nok "no matrix row builds into build/obj/default, debug or o1off with other fragments"; fi
+expect 0 'build: reuse build/obj/o1off/arch/x86/boot/bzImage' "matrix.sh --reuse takes make check's kernels as built" -- \
+	"$M" --dry-run --reuse --only o1off,debug
+expect 0 'run: none \(--no-boot\)' "matrix.sh --no-boot builds only" -- "$M" --dry-run --no-boot --only periodic
+
+# --- bisect-check.sh on a fake kernel tree: the first patch that breaks is named
+fake_kernel() { # DIR: a git tree whose "kernel build" compiles kernel/sched.c
+	mkdir -p "$1/linux/kernel" "$1/linux/scripts/kconfig"
+	printf 'int a;\n' >"$1/linux/kernel/sched.c"
+	printf 'config SMP\n\tbool\n' >"$1/linux/kernel/Kconfig"
+	# merge_config.sh -n -O OBJ FRAGMENTS...: the fragments are the .config.
+	printf '#!/bin/sh\nobj=$3; shift 3\ncat "$@" >"$obj/.config"\n' >"$1/linux/scripts/kconfig/merge_config.sh"
+	chmod +x "$1/linux/scripts/kconfig/merge_config.sh"
+	printf 'olddefconfig:\n\t@true\nbzImage:\n\tmkdir -p $(O)/arch/x86/boot\n\tgcc -c kernel/sched.c -o $(O)/sched.o\n\tcp $(O)/sched.o $(O)/arch/x86/boot/bzImage\n' >"$1/linux/Makefile"
+	fgit "$1" init -q && fgit "$1" add -A && fgit "$1" commit -qm base && fgit "$1" tag smpnice-base
+}
+fgit() { local d=$1; shift; git -C "$d/linux" -c user.name=t -c user.email=t@t "$@"; }
+# build-kernel.sh's run_logged polls with "sleep 15": make it poll fast here.
+sleep() { command sleep 0.1; }
+export -f sleep
+B=$W/bis
+fake_kernel "$B"
+printf 'int b;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: first"
+printf 'config SCHED_CLASS_O1\n\tbool\n' >>"$B/linux/kernel/Kconfig"; fgit "$B" commit -qam "sched/o1: a Kconfig option"
+printf 'int c = ;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: broken"
+printf 'int d;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: fourth"
+# The layout before: the worktree in build/bisect itself; it is moved.
+fgit "$B" worktree add -q --detach "$B/bisect" smpnice-base
+expect 1 'patch 3 \(sched/o1: broken\) breaks the build' "bisect-check.sh names the first patch that breaks the build" -- \
+	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh"
+grep -q 'moving the bisect worktree' "$W/out" && [ -e "$B/bisect/linux/.git" ] && [ -f "$B/bisect/obj/default/sched.o" ] && \
+	ok "bisect-check.sh moves an old-layout worktree to build/bisect/linux, objects in build/bisect/obj/default" || \
+	nok "bisect-check.sh moves an old-layout worktree to build/bisect/linux, objects in build/bisect/obj/default"
+if grep -q 'configuring' "$B/logs/bisect-1.log" && grep -q 'configuring' "$B/logs/bisect-2.log" && \
+   ! grep -q 'configuring' "$B/logs/bisect-3.log" && [ ! -e "$B/logs/bisect-4.log" ]; then
+	ok "bisect-check.sh configures again only after a patch that changes a Kconfig, and stops at the break"
+else
+	grep -H . "$B"/logs/bisect-*.log >"$W/out" 2>&1
+	nok "bisect-check.sh configures again only after a patch that changes a Kconfig, and stops at the break"
+fi
+B=$W/bis2
+fake_kernel "$B"
+printf 'int b;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: first"
+printf 'int c;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: second"
+expect 0 'all 2 patches build, one by one' "bisect-check.sh passes a series whose every patch builds" -- \
+	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh"
+expect nonzero 'past the last patch' "bisect-check.sh rejects a FIRST past the series" -- \
+	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh" 3
+unset -f sleep
 
 # --- deps
 expect 0 'all [0-9]+ packages installed|missing packages' "deps.sh --check reports" -- bash -c "$S/deps.sh --check || true"
