@@ -60,18 +60,10 @@ known_topos=$(printf '%s\n' "${TOPOLOGIES[@]}" | cut -d'|' -f1 | tr '\n' ' ')
 for t in $topos; do
 	[[ " $known_topos " == *" $t "* ]] || die "bench.sh: unknown topology '$t' (known: $known_topos)"
 done
-# The guest script knows the scenarios and schedulers; let it check them.
-"$TOP/$GUEST" --list >/dev/null
-lists=$("$TOP/$GUEST" --list)
-known_scen=$(sed -n 's/^\(fair\|tput\): //p' <<<"$lists" | tr '\n' ' ')
-known_scheds=$(sed -n 's/^scheds: //p' <<<"$lists")
-for s in $scenarios; do
-	[[ " $known_scen " == *" $s "* ]] || die "bench.sh: unknown scenario '$s' (known: $known_scen)"
-done
-for s in $scheds; do
-	[[ " $known_scheds " == *" $s "* ]] || die "bench.sh: unknown scheduler '$s' (known: $known_scheds)"
-done
-[ -n "$scheds" ] || scheds=$known_scheds
+# The guest script knows the scenarios and schedulers: let it check them.
+"$TOP/$GUEST" --check --scenarios "${scenarios// /,}" --scheds "${scheds// /,}" ||
+	die "bench.sh: the names are in '$GUEST --list'"
+[ -n "$scheds" ] || scheds=$(sed -n 's/^scheds: //p' <<<"$("$TOP/$GUEST" --list)")
 [ -x "$TOP/tools/nicebench" ] && [ -x "$TOP/tools/o1run" ] || die "tools are not built: run 'make tools'"
 kernel=$BUILD/obj/${FLAVOUR:-default}/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at ${kernel#"$TOP"/}: run 'make kernel' first"

@@ -15,10 +15,15 @@ Definitions (also in Documentation/results.md):
               weights water-filled over the CPUs (nicebench)
   converged   from the start of the first 1 s window (ten 100 ms
               samples) after which every window's mean share of every task
-              stays within 10 % (at least 0.03 CPU) of that task's steady
-              share, the mean over the second half of the run
+              stays within 10 % of that task's steady share (the mean over
+              the second half of the run), or within 0.03 CPU, or within
+              twice the standard deviation of the task's 1 s windows in the
+              second half (timeslices of 100 ms make 1 s windows differ by
+              a slice even when nothing moves)
   migr/task/s hog-counted migrations after convergence (the second half if
               the run never converged), per task and second
+  settled     the time of the last migration of any task (0: none after
+              the release), from the 100 ms samples
   balancer    lb_count and lb_time_ns summed over the CPUs, domains and idle
               types of /sys/kernel/debug/sched/o1_balance, per second of
               the run's wall time and per call
@@ -201,6 +206,18 @@ def static_reachable(tasks, cpus, tol=0.10):
     return dfs(cpus, counts, counts)
 
 
+def settled(run):
+    """Seconds from the release to the last sample in which some task had
+    migrated since the one before (0.0 if none did)."""
+    last, prev = 0.0, 0
+    for s in run.get("samples") or []:
+        total = sum(s.get("migr", []))
+        if total > prev:
+            last = s["t"]
+        prev = total
+    return last
+
+
 def convergence(run):
     """(seconds from release to convergence or None, migrations per task per
     second after it)"""
@@ -214,11 +231,13 @@ def convergence(run):
     m = len(samples)
     half = samples[m // 2:]
     steady = [statistics.fmean(s["share"][i] for s in half) for i in range(n)]
-    tol = [max(TOL_REL * steady[i], TOL_ABS) for i in range(n)]
     smooth = []
     for k in range(SMOOTH - 1, m):
         win = samples[k - SMOOTH + 1:k + 1]
         smooth.append([statistics.fmean(s["share"][i] for s in win) for i in range(n)])
+    tail = smooth[m // 2:] or smooth[-1:]     # the windows inside the second half
+    noise = [statistics.pstdev(sm[i] for sm in tail) for i in range(n)]
+    tol = [max(TOL_REL * steady[i], TOL_ABS, 2 * noise[i]) for i in range(n)]
     within = [all(abs(sm[i] - steady[i]) <= tol[i] for i in range(n)) for sm in smooth]
     first = None
     for k in range(len(within) - 1, -1, -1):
@@ -288,6 +307,7 @@ def analyse(topo_dirs):
                     r["mean_err"] = nb["summary"]["mean_rel_err"]
                     r["ratio"] = nb["summary"].get("ratio_nice0_nice19")
                     r["conv_s"], r["migr_rate"] = convergence(nb)
+                    r["settled_s"] = settled(nb)
                     r["window_s"] = nb.get("window_s")
                     r["samples"] = nb.get("samples", [])
                 else:
@@ -318,7 +338,8 @@ def aggregate(topos, runs):
         a = {"topo": topo, "label": rs[0]["label"], "cpus": rs[0]["cpus"], "kind": kind,
              "scenario": scen, "sched": sched, "runs": len(rs), "failed": len(rs) - len(ok)}
         keys = ["lb_calls_per_s", "lb_us_per_s", "lb_us_per_call"]
-        keys += ["max_err", "mean_err", "ratio", "conv_s", "migr_rate"] if kind == "fair" else ["value"]
+        keys += (["max_err", "mean_err", "ratio", "conv_s", "settled_s", "migr_rate"]
+                 if kind == "fair" else ["value"])
         for k in keys:
             a[k] = spread([r.get(k) for r in ok])
         if kind == "fair":
@@ -440,11 +461,11 @@ def report_md(topos, agg, tgts):
         for a in fair:
             rows.append([a["label"], a["scenario"], SCHED_LABEL.get(a["sched"], a["sched"]),
                          fmt(a["max_err"], 100), fmt(a["mean_err"], 100), fmt(a["ratio"], 1, 1),
-                         conv_fmt(a), fmt(a["migr_rate"], 1, 2),
+                         conv_fmt(a), fmt(a["settled_s"], 1, 1), fmt(a["migr_rate"], 1, 2),
                          fmt(a["lb_us_per_s"], 1, 0), fmt(a["lb_us_per_call"], 1, 1)
                          + (f" [{a['failed']} failed]" if a["failed"] else "")])
         out.append(md_table(["CPUs", "scenario", "scheduler", "max err %", "mean err %",
-                             "nice0/nice19", "converged s", "migr/task/s",
+                             "nice0/nice19", "converged s", "settled s", "migr/task/s",
                              "balancer us/s", "us/call"], rows))
         out.append("\nShares per task (median, % of one CPU; ideal per scheduler's weights):\n")
         for t in topos:

@@ -439,9 +439,10 @@ static void __noreturn child_main(struct task *t, struct slot *s, pid_t parent)
 	if (getppid() != parent)	/* parent already gone */
 		_exit(1);
 
-	if (sched_setattr(0, &attr, 0))
-		child_fail(s, STEP_SETATTR);
-
+	/*
+	 * Pin first: a task that took its policy on a CPU where a --rt hog
+	 * already spins might never run again to move away.
+	 */
 	if (t->start_cpu >= 0) {
 		cpu_set_t one;
 
@@ -450,6 +451,9 @@ static void __noreturn child_main(struct task *t, struct slot *s, pid_t parent)
 		if (sched_setaffinity(0, sizeof(one), &one))
 			child_fail(s, STEP_AFFINITY);
 	}
+
+	if (sched_setattr(0, &attr, 0))
+		child_fail(s, STEP_SETATTR);
 	hog(s, t->duty);
 }
 

@@ -9,6 +9,8 @@
 # Usage: tests/vm/guest/bench.sh [--scenarios LIST] [--scheds LIST]
 #                                [--repeat N] [--duration SEC] [--out DIR]
 #        tests/vm/guest/bench.sh --list     (the scenarios; runs anywhere)
+#        tests/vm/guest/bench.sh --check [--scenarios L] [--scheds L]
+#                                           (only check the names; anywhere)
 #
 # Fairness scenarios (nicebench, CPU hogs released from a bad start after
 # 200 ms, shares sampled every 100 ms; N = CPUs of the guest):
@@ -38,7 +40,7 @@ FAIR_SCENARIOS="article mixed minus20 odd sleepers rt"
 TPUT_SCENARIOS="messaging pipe hackbench make"
 ALL_SCHEDS="count smpnice cfs"
 
-scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4
+scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4 check_only=0
 out=${SMPNICE_OUT:-/tmp/out}
 die() { echo "bench.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -48,8 +50,9 @@ while [ $# -gt 0 ]; do
 	--repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"; repeat=$2; shift 2 ;;
 	--duration) [[ ${2:-} =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--duration wants seconds"; duration=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--check) check_only=1; shift ;;
 	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "scheds: $ALL_SCHEDS"; exit 0 ;;
-	-h|--help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (try --help)" ;;
 	esac
 done
@@ -59,6 +62,7 @@ done
 for s in $scheds; do
 	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (count, smpnice, cfs)"
 done
+[ "$check_only" -eq 0 ] || exit 0
 
 ncpus=$(nproc)
 BAL=/sys/kernel/debug/sched/o1_balance
