@@ -116,11 +116,13 @@ static struct {
 	bool ideal_only;
 	bool rt_parent;
 	long period_ms;
+	long ready_timeout_ms;
 } opt = {
 	.policy		= POL_NORMAL,
 	.release_ms	= 200,
 	.duration	= 5.0,
 	.period_ms	= DEFAULT_PERIOD_MS,
+	.ready_timeout_ms = READY_TIMEOUT_MS,
 };
 
 static struct task tasks[MAX_TASKS];
@@ -177,6 +179,8 @@ static void usage(FILE *f)
 "      --rt LIST         comma-separated SCHED_FIFO priority per task (0..99,\n"
 "                        same count as --nice; 0 = --policy): real-time hogs\n"
 "                        among the others (needs privilege)\n"
+"      --ready-timeout SEC  give up if the tasks are not all set up after SEC\n"
+"                        seconds (default %d; big slow guests need more)\n"
 "  -h, --help            show this help\n"
 "\n"
 "Share = task CPU time delta / window wall time (1.0 = one full CPU).\n"
@@ -185,7 +189,8 @@ static void usage(FILE *f)
 "A --rt task's ideal is one whole CPU; a --duty task's ideal is at most its\n"
 "duty cycle (the water level of a fair scheduler that credits sleepers).\n"
 "\n"
-"Exit status: 0 ok, 1 runtime error, 2 usage error.\n", DEFAULT_PERIOD_MS);
+"Exit status: 0 ok, 1 runtime error, 2 usage error.\n", DEFAULT_PERIOD_MS,
+	READY_TIMEOUT_MS / 1000);
 }
 
 /* Parse "a,b,c" into out[]; exit 2 with a message on any bad element. */
@@ -564,7 +569,7 @@ static void report_child_failure(int i)
 /* Wait until every child has reported ready; -1 (message printed) if not. */
 static int wait_ready(void)
 {
-	int64_t deadline = now_ns() + READY_TIMEOUT_MS * NSEC_PER_MSEC;
+	int64_t deadline = now_ns() + opt.ready_timeout_ms * NSEC_PER_MSEC;
 	int i, nready, status;
 
 	for (;;) {
@@ -596,7 +601,7 @@ static int wait_ready(void)
 		if (got_signal)
 			return -1;
 		if (now_ns() > deadline) {
-			err_msg("tasks not ready after %d ms", READY_TIMEOUT_MS);
+			err_msg("tasks not ready after %ld ms", opt.ready_timeout_ms);
 			return -1;
 		}
 		usleep(1000);
@@ -1033,6 +1038,7 @@ enum {
 	OPT_DUTY,
 	OPT_PERIOD,
 	OPT_RT,
+	OPT_READY_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -1050,6 +1056,7 @@ static const struct option longopts[] = {
 	{ "duty",	required_argument,	NULL, OPT_DUTY },
 	{ "period",	required_argument,	NULL, OPT_PERIOD },
 	{ "rt",		required_argument,	NULL, OPT_RT },
+	{ "ready-timeout", required_argument,	NULL, OPT_READY_TIMEOUT },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -1128,6 +1135,12 @@ static void parse_args(int argc, char **argv)
 			break;
 		case OPT_RT:
 			nrt = parse_int_list("--rt", optarg, 0, 99, rt_list);
+			break;
+		case OPT_READY_TIMEOUT:
+			if (parse_long(optarg, 1, 3600, &v))
+				usage_error("--ready-timeout '%s': expected seconds in 1..3600",
+					    optarg);
+			opt.ready_timeout_ms = v * 1000;
 			break;
 		case 'h':
 			usage(stdout);

@@ -65,6 +65,8 @@ done
 [ "$check_only" -eq 0 ] || exit 0
 
 ncpus=$(nproc)
+# Dozens of vCPUs on a few host cores take a long time to start 2N tasks.
+ready_timeout=$((ncpus > 8 ? 180 : 10))
 BAL=/sys/kernel/debug/sched/o1_balance
 SMPNICE=/proc/sys/kernel/sched_smpnice
 have_o1=1
@@ -164,6 +166,7 @@ run_one() {
 		# shellcheck disable=SC2046
 		nicebench $(scenario_args "$scen") --policy "$([ "$sched" = cfs ] && echo normal || echo o1)" \
 			--release 200 --duration "$duration" --interval 100 --quiet \
+			--ready-timeout "$ready_timeout" \
 			--json "$out/$res" >"$out/$base.log" 2>&1
 		rc=$?
 	else
