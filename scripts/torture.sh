@@ -12,6 +12,7 @@
 #             --duration 600, --stress-ng-duration 180 (0 = no stress-ng run)
 #        scripts/torture.sh --build-test        build the test, print its path
 #        scripts/torture.sh --summarize-json F  one line of counts from a run's JSON
+#        scripts/torture.sh --write-summary RUN...  summary.md of earlier runs (build/torture/runs)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -108,6 +109,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--build-test) build_test; exit ;;
 	--summarize-json) need "$@"; summarize_json "$2"; exit ;;
+	--write-summary) shift; write_summary "$@"; cat "$T/summary.md"; exit ;;
 	--flavours) need "$@"; flavours=$2; shift 2 ;;
 	--cpus) need "$@"; cpus_list=$2; shift 2 ;;
 	--duration) need "$@"; [[ $2 =~ ^[1-9][0-9]*$ ]] || die "torture.sh: --duration wants whole seconds > 0"
