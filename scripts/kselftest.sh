@@ -6,6 +6,8 @@
 # Usage: scripts/kselftest.sh build          build and install to build/kselftest/install
 #        scripts/kselftest.sh run [VM-OPTS]  run them in QEMU (scripts/vm-run.sh options)
 #        scripts/kselftest.sh summarize LOG  count ok / not ok / skip lines of a TAP log
+#   A run keeps each test's output in build/vm-out/NAME/logs/TEST; the
+#   summary prints the messages of the tests that failed.
 #   TARGETS="sched" (default) selects the kselftest targets to build;
 #   KST_TESTS="sched:sched_o1_balance,..." runs only those tests.
 set -euo pipefail
@@ -32,9 +34,20 @@ summarize() {
 	local log=$1 pass fail skip
 	[ -f "$log" ] || die "summarize: $log: no such file"
 	pass=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -vc '# SKIP' || true)
-	skip=$(grep -E '^ok [0-9]+ selftests: .*# SKIP' "$log" | wc -l)
+	skip=$(grep -cE '^ok [0-9]+ selftests: .*# SKIP' "$log" || true)
 	fail=$(grep -cE '^not ok [0-9]+ selftests: ' "$log" || true)
 	grep -E '^(not )?ok [0-9]+ selftests: ' "$log" | sed 's/^/    /' >&2 || true
+	# What each failed test said (run() keeps one log per test).
+	local t tl
+	for t in $(sed -n 's/^not ok [0-9]* selftests: [a-z_]*: \([A-Za-z0-9_.-]*\).*/\1/p' "$log"); do
+		tl=$(dirname "$log")/logs/$t
+		[ -f "$tl" ] || continue
+		echo "    --- $t: failed cases and their messages (${tl#"$TOP"/}):" >&2
+		# the lines of each case that did not end in "ok"
+		awk '/^# #  RUN /{ n = 0 } { buf[n++] = $0 }
+		     /^# not ok /{ for (i = 0; i < n; i++) print buf[i]; n = 0 }
+		     /^# ok /{ n = 0 }' "$tl" | head -60 | sed 's/^/    /' >&2 || true
+	done
 	echo "kselftest: $pass passed, $fail failed, $skip skipped"
 	if [ $((pass + fail + skip)) -eq 0 ]; then
 		echo "kselftest: no test result in $log" >&2
@@ -62,7 +75,7 @@ run() {
 	done
 	# The guest's root is read-only: run a copy in the guest's /tmp.
 	"$TOP/scripts/vm-run.sh" --name "$name" "$@" -- bash -c \
-		"cp -a $(printf '%q' "$KST/install") /tmp/kst && cd /tmp/kst && ./run_kselftest.sh$sel 2>&1 | tee /tmp/out/kselftest.tap; exit \${PIPESTATUS[0]}" \
+		"cp -a $(printf '%q' "$KST/install") /tmp/kst && cd /tmp/kst && ./run_kselftest.sh -p$sel 2>&1 | tee /tmp/out/kselftest.tap; rc=\${PIPESTATUS[0]}; mkdir -p /tmp/out/logs; find /tmp -maxdepth 1 -type f -exec cp -t /tmp/out/logs {} +; exit \$rc" \
 		|| rc=$?
 	summarize "$BUILD/vm-out/$name/kselftest.tap" || return 1
 	return "$rc"
@@ -72,6 +85,6 @@ case ${1:-} in
 build) build ;;
 run) shift; run "$@" ;;
 summarize) [ $# -eq 2 ] || die "usage: kselftest.sh summarize LOG"; summarize "$2" ;;
--h|--help) sed -n '3,9p' "$0" ;;
+-h|--help) sed -n '3,11p' "$0" ;;
 *) die "kselftest.sh: expected build, run or summarize (try --help)" ;;
 esac
