@@ -47,6 +47,7 @@ log=$LOGS/vm/$name.log
 runs=$BUILD/torture/runs
 mkdir -p "$runs"
 rm -f "$runs/$name".*
+rm -f "$out/rescues"
 
 args=()
 for s in $STRESSORS; do args+=("--$s" "$instances"); done
@@ -54,7 +55,9 @@ start=$SECONDS
 # The guest's root (and so the project directory) is read-only: run in /tmp.
 "$TOP/scripts/vm-run.sh" --flavour "$flavour" --cpus "$cpus" --name "$name" \
 	--timeout $((duration + 300)) --out "$out" -- \
-	bash -c 'cd /tmp && exec "$@"' stress-ng \
+	bash -c 'cd /tmp && "$@"; rc=$?
+		grep -h nr_rescues /sys/kernel/debug/sched/debug >/tmp/out/rescues 2>/dev/null
+		exit $rc' stress-ng \
 	o1run -- stress-ng "${args[@]}" --timeout "${duration}s" --metrics-brief \
 	--temp-path /tmp --yaml /tmp/out/stress-ng.yaml
 rc=$?
@@ -78,9 +81,14 @@ if [ -s "$out/stress-ng.yaml" ]; then
 	EOF
 	) || true
 fi
-printf 'flavour=%s cpus=%s duration=%s rc=%s wall=%s bogo_ops=%s bogo=%s log=%s\n' \
-	"$flavour" "$cpus" "$duration" "$rc" "$wall" "${total:-?}" "${bogo:-?}" "${log#"$TOP"/}" >"$runs/$name.status"
+# How often the class had to rescue O1 tasks starved by the classes above
+# (the o1_rq blocks of sched/debug, summed over the CPUs).
+rescues=$(awk '{ n += $NF } END { if (NR) print n }' "$out/rescues" 2>/dev/null || true)
+printf 'flavour=%s cpus=%s duration=%s rc=%s wall=%s bogo_ops=%s bogo=%s rescues=%s log=%s\n' \
+	"$flavour" "$cpus" "$duration" "$rc" "$wall" "${total:-?}" "${bogo:-?}" "${rescues:-?}" \
+	"${log#"$TOP"/}" >"$runs/$name.status"
 [ -n "$bogo" ] && echo "stress-ng: bogo ops: ${bogo//,/, }"
+[ -n "$rescues" ] && echo "stress-ng: O1 rescues from starvation (all CPUs): $rescues"
 
 what="$flavour kernel, $cpus CPUs, ${duration}s, $instances x {${STRESSORS// /,}} under SCHED_O1"
 case $rc in
