@@ -36,8 +36,12 @@ tests=(
 	"torture-debug-4cpu|tests/vm/torture.sh --flavour debug --cpus 4 --duration 30 --hotplug|all"
 )
 
+# Rows that judge CPU shares and placements under emulation: a failure
+# (exit 1, no kernel splat) gets one more try, and the report says so.
+RETRY_ONCE=" kselftest-o1-2cpu kselftest-o1-4cpu smpnice-1+4-on-4cpu "
+
 mkdir -p "$LOGS/tests"
-pass=0 fail=0 skip=0 failed=()
+pass=0 fail=0 skip=0 failed=() retried=()
 total=0
 for t in "${tests[@]}"; do
 	IFS='|' read -r name cmd modes <<<"$t"
@@ -57,6 +61,19 @@ for t in "${tests[@]}"; do
 	# shellcheck disable=SC2086
 	(cd "$TOP" && $cmd) >"$log" 2>&1
 	rc=$?
+	retry_note=""
+	if [ "$rc" -eq 1 ] && [[ $RETRY_ONCE == *" $name "* ]] &&
+	   ! grep -q '^KERNEL SPLAT' "$log"; then
+		mv -f "$log" "$log.try1"
+		printf 'failed once, retrying: '
+		grep -E 'not ok |Expected' "$log.try1" | head -n 6 | tr '\n' ';'
+		printf '\n%*s ' 25 ''
+		# shellcheck disable=SC2086
+		(cd "$TOP" && $cmd) >"$log" 2>&1
+		rc=$?
+		retry_note=", on the second try; first: ${log#"$TOP"/}.try1"
+		retried+=("$name")
+	fi
 	secs=$((SECONDS - start))
 	oks=$(grep -cE '^ok ' "$log" || true)
 	noks=$(grep -cE '^not ok ' "$log" || true)
@@ -65,7 +82,7 @@ for t in "${tests[@]}"; do
 		printf 'SKIP (%ds): %s\n' "$secs" "$(tail -n 1 "$log")"
 	elif [ "$rc" -eq 0 ] && [ "$noks" -eq 0 ]; then
 		if [ "$oks" -gt 0 ]; then pass=$((pass + oks)); else pass=$((pass + 1)); fi
-		printf 'ok (%ds%s)\n' "$secs" "$([ "$oks" -gt 0 ] && echo ", $oks checks")"
+		printf 'ok (%ds%s%s)\n' "$secs" "$([ "$oks" -gt 0 ] && echo ", $oks checks")" "$retry_note"
 	else
 		pass=$((pass + oks))
 		if [ "$noks" -gt 0 ]; then fail=$((fail + noks)); else fail=$((fail + 1)); fi
@@ -76,5 +93,6 @@ for t in "${tests[@]}"; do
 	fi
 done
 [ "${#failed[@]}" -eq 0 ] || echo "failed: ${failed[*]}"
+[ "${#retried[@]}" -eq 0 ] || echo "retried once (timing under emulation): ${retried[*]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$((pass + skip))" -gt 0 ]
