@@ -54,3 +54,11 @@ series_digest() {
 }
 
 jobs_count() { nproc; }
+
+# A run of timing-sensitive tests worth one more try: its tests failed
+# (exit 1) and the console showed no kernel splat (vm-run.sh prints
+# "KERNEL SPLAT ..." before it exits 126). Used by tests/run.sh and
+# scripts/matrix.sh, each of which retries at most once and says so.
+retryable_test_failure() { # RC LOG
+	[ "$1" -eq 1 ] && ! grep -q '^KERNEL SPLAT' "$2"
+}

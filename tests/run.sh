@@ -62,8 +62,7 @@ for t in "${tests[@]}"; do
 	(cd "$TOP" && $cmd) >"$log" 2>&1
 	rc=$?
 	retry_note=""
-	if [ "$rc" -eq 1 ] && [[ $RETRY_ONCE == *" $name "* ]] &&
-	   ! grep -q '^KERNEL SPLAT' "$log"; then
+	if [[ $RETRY_ONCE == *" $name "* ]] && retryable_test_failure "$rc" "$log"; then
 		mv -f "$log" "$log.try1"
 		printf 'failed once, retrying: '
 		grep -E 'not ok |Expected' "$log.try1" | head -n 6 | tr '\n' ';'
