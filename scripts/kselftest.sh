@@ -43,10 +43,22 @@ summarize() {
 		tl=$(dirname "$log")/logs/$t
 		[ -f "$tl" ] || continue
 		echo "    --- $t: failed cases and their messages (${tl#"$TOP"/}):" >&2
-		# the lines of each case that did not end in "ok"
-		awk '/^# #  RUN /{ n = 0 } { buf[n++] = $0 }
-		     /^# not ok /{ for (i = 0; i < n; i++) print buf[i]; n = 0 }
-		     /^# ok /{ n = 0 }' "$tl" | head -60 | sed 's/^/    /' >&2 || true
+		# The lines of each case that did not end in "ok", without the
+		# balancer counters that show nothing happened; of a long case
+		# its first 3 and last 45 lines (where the failed checks are).
+		awk '/^# #  RUN /{ n = 0 }
+		     / imb 0 moved 0 failed 0 pinned 0 active 0$|: active_moved 0 kicks 0$/{ next }
+		     { buf[n++] = $0 }
+		     /^# not ok /{
+			for (i = 0; i < n; i++) {
+				if (n > 48 && i == 3)
+					print "# [... " n - 48 " lines cut ...]"
+				if (n <= 48 || i < 3 || i >= n - 45)
+					print buf[i]
+			}
+			n = 0
+		     }
+		     /^# ok /{ n = 0 }' "$tl" | sed 's/^/    /' >&2 || true
 	done
 	echo "kselftest: $pass passed, $fail failed, $skip skipped"
 	if [ $((pass + fail + skip)) -eq 0 ]; then
