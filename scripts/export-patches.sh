@@ -18,6 +18,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git -C "$TREE" format-patch -q --no-numbered --zero-commit --no-signature \
 	--abbrev=12 --full-index -o "$tmp" smpnice-base..HEAD
+# A blank context line is " " in git's diffs. checkpatch, run on a patch
+# file that git tracks (as patches/ is), reads it as source and reports
+# each one as trailing whitespace. Write them as empty lines, which both
+# git apply (git am) and GNU patch (quilt) take as blank context: the
+# patches apply to the same tree either way (tests/host/test-series.sh).
+sed -i 's/^ $//' "$tmp"/*.patch
 mkdir -p "$PATCHES"
 
 groups=()
