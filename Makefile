@@ -12,7 +12,7 @@ BENCH_SCHEDS ?=
 BENCH_REPEAT ?= 3
 BENCH_DURATION ?= 4
 
-.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo bench check stress torture stress-ng \
+.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo bench class-cost check stress torture stress-ng \
 	bisect-check matrix quick \
 	test-host test-vm clean distclean
 
@@ -51,6 +51,10 @@ demo: deps kernel tools ## set up everything and show the article's case (2 CPUs
 bench: kernel tools ## benchmarks, O1 by count vs smpnice vs CFS on 2/4/8/NUMA/32 CPUs (about 20 min; BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
 	@BENCH_TOPOS="$(BENCH_TOPOS)" BENCH_SCENARIOS="$(BENCH_SCENARIOS)" BENCH_SCHEDS="$(BENCH_SCHEDS)" \
 		BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_DURATION="$(BENCH_DURATION)" scripts/bench.sh
+
+class-cost: kernel ## perf bench messaging/pipe: the default kernel (class built in, unused) vs o1off
+	@scripts/build-kernel.sh o1off
+	@scripts/class-cost.sh
 
 check: deps kernel tools selftests ## run every test (host, boot, KUnit, kselftests, debug-kernel torture, splat detection)
 	@scripts/build-kernel.sh debug

@@ -34,7 +34,7 @@ set -euo pipefail
 ROWS=(
 	"default|default||kst:2:sched_o1_balance+sched_o1_smpnice|SCHED_CLASS_O1=y, SMP, PREEMPT_NONE, HZ_250, NO_HZ_IDLE"
 	"o1off|o1off||o1off|SCHED_CLASS_O1=n (behaves as unpatched)"
-	"debug|debug||kst:2:sched_o1_cgroup+sched_o1_api|PREEMPT (full) + lockdep, UBSAN, ...; the cgroup paths"
+	"debug|debug||kst:4:sched_o1_cgroup+sched_o1_api|PREEMPT (full) + lockdep, UBSAN, ...; the cgroup paths"
 	"up|default|up.config preempt-voluntary.config hz-100.config|kst:1:sched_o1_api+sched_o1_share+sched_o1_cgroup|SMP=n, PREEMPT_VOLUNTARY, HZ_100"
 	"periodic|default|hz-periodic.config hz-1000.config preempt-full.config|kst:2:sched_o1_balance+sched_o1_smpnice|HZ_PERIODIC, HZ_1000, PREEMPT (full) without debug options"
 )

@@ -28,7 +28,7 @@ tests=(
 	"kunit|tests/vm/kunit.sh|quick all"
 	"kselftest-o1-2cpu|env KST_TESTS=sched:sched_o1_api,sched:sched_o1_share,sched:sched_o1_balance,sched:sched_o1_smpnice,sched:sched_o1_badinput,sched:sched_o1_cgroup scripts/kselftest.sh run --cpus 2|quick all"
 	"kselftest-core-smt2|env KST_TESTS=sched:cs_prctl_test scripts/kselftest.sh run --cpus 2 --sockets 1 --cores 1 --threads 2|all"
-	"kselftest-o1-4cpu|env KST_TESTS=sched:sched_o1_balance scripts/kselftest.sh run --cpus 4|all"
+	"kselftest-o1-4cpu|env KST_TESTS=sched:sched_o1_balance,sched:sched_o1_cgroup scripts/kselftest.sh run --cpus 4|all"
 	"smpnice-1+4-on-4cpu|scripts/vm-run.sh --cpus 4 --name smpnice4 -- build/kselftest/install/sched/sched_o1_smpnice -t one_high_four_normal -t lone_nice_minus20|all"
 	"packages-2x2|tests/vm/packages.sh|all"
 	"o1-configured-out|tests/vm/o1off.sh|all"
