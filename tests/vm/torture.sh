@@ -4,7 +4,8 @@
 # sched_o1_torture (workers under SCHED_O1 switching policy among O1,
 # NORMAL, BATCH, IDLE and FIFO, nice and affinity, forking, yielding and
 # sharing a PI futex while /proc/sys/kernel/sched_smpnice flips and, with
-# --hotplug, CPUs go offline and online). Fails on a failed check of the
+# --hotplug, CPUs go offline and online, half the workers in a cpuset
+# partition when there are 3 CPUs or more). Fails on a failed check of the
 # test (tasks reaped, CPUs online, sysctl restored, o1_rq empty, o1_balance
 # consistent), a timeout, or any kernel splat on the console (vm-run.sh
 # exit 126). Skips (77) when the kernel of the flavour is not built.
@@ -45,6 +46,9 @@ args=(--duration "$duration")
 if [ "$hotplug" -eq 1 ]; then
 	name+=-hotplug
 	args+=(--hotplug)
+	# Half the workers in a cpuset partition of CPUs 1..N-1, so that
+	# hotplug takes CPUs out of and back into a root domain of its own.
+	[ "$cpus" -ge 3 ] && args+=(--partition)
 fi
 out=$BUILD/vm-out/$name
 log=$LOGS/vm/$name.log
