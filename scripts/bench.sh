@@ -8,7 +8,8 @@
 #
 # Usage: scripts/bench.sh [--topos LIST] [--scenarios LIST] [--scheds LIST]
 #                         [--repeat N] [--duration SEC] [--no-plots]
-#   --topos       2, 4, numa (4 CPUs on 2 nodes), 8, 32 (the scale run);
+#   --topos       2, 4, numa (4 CPUs on 2 nodes), smt (2 cores x 2 threads),
+#                 8, 32 (the scale run);
 #                 default: all of them
 #   --scenarios   fairness: article mixed minus20 odd sleepers rt;
 #                 throughput: messaging pipe hackbench make. Default: each
@@ -24,7 +25,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 # topology | vm-run.sh options | default scenarios | default schedulers |
 # minutes on this host (busy)
@@ -32,6 +33,7 @@ TOPOLOGIES=(
 	"2|--cpus 2|article mixed minus20 odd sleepers rt messaging pipe hackbench make|count smpnice cfs|10-13"
 	"4|--cpus 4|article odd minus20 messaging|count smpnice cfs|5"
 	"numa|--cpus 4 --numa 2|article messaging|count smpnice cfs|3"
+	"smt|--cpus 4 --sockets 1 --cores 2 --threads 2|article messaging|count smpnice cfs|3"
 	"8|--cpus 8|article messaging|count smpnice cfs|5"
 	"32|--cpus 32 --mem 2048 --allow-splat|article|count smpnice|4-6"
 )

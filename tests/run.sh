@@ -29,6 +29,8 @@ tests=(
 	"kselftest-o1-2cpu|env KST_TESTS=sched:sched_o1_api,sched:sched_o1_share,sched:sched_o1_balance,sched:sched_o1_smpnice,sched:sched_o1_badinput,sched:sched_o1_cgroup scripts/kselftest.sh run --cpus 2|quick all"
 	"kselftest-core-smt2|env KST_TESTS=sched:cs_prctl_test scripts/kselftest.sh run --cpus 2 --sockets 1 --cores 1 --threads 2|all"
 	"kselftest-o1-4cpu|env KST_TESTS=sched:sched_o1_balance,sched:sched_o1_cgroup scripts/kselftest.sh run --cpus 4|all"
+	"kselftest-o1-smt2x2|env KST_TESTS=sched:sched_o1_balance,sched:sched_o1_smpnice scripts/kselftest.sh run --cpus 4 --sockets 1 --cores 2 --threads 2 --name kselftest-smt|all"
+	"kselftest-o1-numa2x2|env KST_TESTS=sched:sched_o1_balance,sched:sched_o1_smpnice scripts/kselftest.sh run --cpus 4 --numa 2 --name kselftest-numa|all"
 	"smpnice-1+4-on-4cpu|scripts/vm-run.sh --cpus 4 --name smpnice4 -- build/kselftest/install/sched/sched_o1_smpnice -t one_high_four_normal -t lone_nice_minus20|all"
 	"packages-2x2|tests/vm/packages.sh|all"
 	"o1-configured-out|tests/vm/o1off.sh|all"
@@ -38,7 +40,7 @@ tests=(
 
 # Rows that judge CPU shares and placements under emulation: a failure
 # (exit 1, no kernel splat) gets one more try, and the report says so.
-RETRY_ONCE=" kselftest-o1-2cpu kselftest-o1-4cpu smpnice-1+4-on-4cpu "
+RETRY_ONCE=" kselftest-o1-2cpu kselftest-o1-4cpu kselftest-o1-smt2x2 kselftest-o1-numa2x2 smpnice-1+4-on-4cpu "
 
 mkdir -p "$LOGS/tests"
 pass=0 fail=0 skip=0 failed=() retried=()
