@@ -15,6 +15,10 @@
 # patch that touches a widely included header hit the ccache entries of the
 # default kernel's build.
 #
+# A patch that changes nothing kbuild reads (only selftests, Documentation,
+# MAINTAINERS) leaves the kernel as the previous step built it: that step
+# is not built again (under --boot it is booted all the same).
+#
 # Usage: scripts/bisect-check.sh [--boot] [FIRST]
 #   FIRST   start at patch number FIRST (1-based)
 #   --boot  also boot each step in a 2-CPU guest (scripts/vm-run.sh)
@@ -58,17 +62,25 @@ for ((i = first - 1; i < total; i++)); do
 	# kbuild's syncconfig gives a new option its Kconfig default, not the
 	# fragments' value: merge the fragments again when a Kconfig changed.
 	changed=$(git -C "$WT" diff --name-only "$prev" "$c")
+	kconfig=0
 	if grep -qE '(^|/)Kconfig[^/]*$' <<<"$changed"; then
 		rm -f "$OBJ/.smpnice-config"
+		kconfig=1
 	fi
 	t0=$SECONDS
-	# The options of the series only exist once their patch is in: no check.
-	# build-kernel.sh's own logs go to build/bisect/logs, not build/logs.
-	if ! BUILD=$BDIR TREE=$WT OBJ=$OBJ "$TOP/scripts/build-kernel.sh" default --no-check >"$log" 2>&1; then
-		tail -n 30 "$log" >&2
-		die "patch $n ($subj) breaks the build; log: $log"
+	if [ "$i" -gt "$((first - 1))" ] && [ "$kconfig" -eq 0 ] &&
+	   [ -f "$OBJ/arch/x86/boot/bzImage" ] &&
+	   ! grep -qvE '^(tools/testing/selftests/|Documentation/|MAINTAINERS$)' <<<"$changed"; then
+		msg "[$n/$total] changes nothing kbuild reads, the previous build stands: $subj"
+	else
+		# The options of the series only exist once their patch is in: no check.
+		# build-kernel.sh's own logs go to build/bisect/logs, not build/logs.
+		if ! BUILD=$BDIR TREE=$WT OBJ=$OBJ "$TOP/scripts/build-kernel.sh" default --no-check >"$log" 2>&1; then
+			tail -n 30 "$log" >&2
+			die "patch $n ($subj) breaks the build; log: $log"
+		fi
+		msg "[$n/$total] builds ($((SECONDS - t0)) s): $subj"
 	fi
-	msg "[$n/$total] builds ($((SECONDS - t0)) s): $subj"
 	if [ "$boot" -eq 1 ] && ! "$TOP/scripts/vm-run.sh" --kernel "$OBJ/arch/x86/boot/bzImage" \
 		--cpus 2 --name "bisect-$n" --timeout 120 -- true >/dev/null 2>&1; then
 		die "the kernel after patch $n ($subj) does not boot cleanly; console: $LOGS/vm/bisect-$n.log"

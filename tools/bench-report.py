@@ -293,7 +293,9 @@ def analyse(topo_dirs):
             usage(f"{d}: {e}")
         cpus = int(info.get("cpus", 0))
         nodes = int(info.get("nodes", 1) or 1)
-        label = f"{cpus}" + (f" ({nodes} nodes)" if nodes > 1 else "")
+        threads = int(info.get("threads", 1) or 1)
+        label = f"{cpus}" + (f" ({nodes} nodes)" if nodes > 1 else "") + \
+            (f" ({cpus // threads} cores x {threads} threads)" if threads > 1 else "")
         topos.append({"topo": name, "cpus": cpus, "nodes": nodes, "label": label,
                       "kernel": info.get("kernel"), "domains": info.get("sched_domains", "").strip()})
         for r in index:

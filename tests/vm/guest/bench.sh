@@ -199,8 +199,15 @@ if [ "$have_o1" -eq 0 ]; then
 	echo "bench.sh: no /proc/sys/kernel/sched_smpnice: only CFS is measured"
 	scheds=cfs
 fi
+# SMT threads per core, from CPU 0's siblings ("0-1", "0,2").
+threads=0
+IFS=, read -ra sibs <<<"$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)"
+for p in "${sibs[@]}"; do
+	if [[ $p == *-* ]]; then threads=$((threads + ${p#*-} - ${p%-*} + 1)); else threads=$((threads + 1)); fi
+done
 {
 	echo "cpus=$ncpus"
+	echo "threads=$threads"
 	echo "kernel=$(uname -r)"
 	echo "nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
 	echo "duration=$duration"
