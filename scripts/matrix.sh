@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The configuration matrix ("make matrix", issue 7): every value of every
+# The configuration matrix ("make matrix"): every value of every
 # dimension is built at least once, with as few kernels as possible, and the
 # kernels the issue asks to boot are booted and run their tests.
 #

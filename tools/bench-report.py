@@ -532,7 +532,7 @@ def report_md(topos, agg, tgts):
         out.append(md_table(["CPUs", "workload", "scheduler", "calls/s", "us per s", "us per call",
                              "% of each CPU"], rows))
     if tgts:
-        out.append("\n### Targets of issue 6\n\n")
+        out.append("\n### Targets\n\n")
         rows = [[x["target"], x["value"],
                  {True: "met", False: "**missed**", None: "n/a"}[x["met"]]] for x in tgts]
         out.append(md_table(["target", "measured", ""], rows))

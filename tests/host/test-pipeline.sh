@@ -128,7 +128,7 @@ M=$TOP/scripts/matrix.sh
 expect nonzero 'unknown argument' "matrix.sh rejects an unknown argument" -- "$M" --bogus
 expect nonzero "no row 'nosuch' \(rows: default" "matrix.sh --only names the rows it knows" -- "$M" --only nosuch --dry-run
 "$M" --list >"$W/rows" 2>&1 && ok "matrix.sh --list" || nok "matrix.sh --list"
-# Every value of every dimension of issue 7 is set by some row's fragments
+# Every value of every matrix dimension is set by some row's fragments
 # (last fragment wins, as in merge_config.sh), and the rows that must boot do.
 cover=""
 while IFS='|' read -r name base frags run covers; do
