@@ -40,10 +40,12 @@ done <"$TOP/kernel/series-groups"
 		[ -e "$f" ] || break
 		subj=$(awk '/^Subject: /{s=$0; f=1; next} f && /^ /{s=s $0; next} f{print s; exit}' \
 			"$f" | sed 's/^Subject: \[PATCH\] //')
-		hdr=""
+		# A patch that starts no group stays in the one before it.
+		hdr=$last
 		for ((i = 0; i < ${#groups[@]}; i += 2)); do
 			if echo "$subj" | grep -qiE "${groups[i]}"; then hdr=${groups[i + 1]}; break; fi
 		done
+		[ -n "$hdr" ] || hdr="Patches"
 		if [ "$hdr" != "$last" ]; then echo; echo "# $hdr"; last=$hdr; fi
 		basename "$f"
 	done
