@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build the kernel of build/linux out of tree, with ccache.
 #
-# Usage: scripts/build-kernel.sh [default|debug|kasan|o1off] [--config-only] [--no-check]
-#   default  kernel/qemu-smp.config                         -> build/obj/default
-#   debug    + kernel/debug.config                          -> build/obj/debug
-#   kasan    + kernel/debug.config + kernel/kasan.config    -> build/obj/kasan
-#   o1off    + kernel/o1-off.config (SCHED_O1 configured out) -> build/obj/o1off
-#   EXTRA_CONFIG="file ..." merges further fragments (the configuration matrix).
+# Usage: scripts/build-kernel.sh [FLAVOUR] [--config-only] [--no-check]
+#   FLAVOUR is a line of kernel/flavours (default: default): its fragments
+#   are merged on allnoconfig and the kernel is built in build/obj/FLAVOUR
+#   (OBJ=DIR elsewhere, as make bisect-check does).
+#   EXTRA_CONFIG="file ..." merges further fragments.
 #   --no-check skips the check that every requested option is set (bisecting
 #   patches older than the options a fragment names).
 set -euo pipefail
@@ -16,26 +15,23 @@ set -euo pipefail
 flavour=default config_only=0 check=1
 for a in "$@"; do
 	case $a in
-	default|debug|kasan|o1off) flavour=$a ;;
 	--config-only) config_only=1 ;;
 	--no-check) check=0 ;;
-	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
-	*) die "build-kernel.sh: unknown argument '$a' (try --help)" ;;
+	-h|--help) sed -n '3,10p' "$0"; exit 0 ;;
+	-*) die "build-kernel.sh: unknown argument '$a' (try --help)" ;;
+	*) is_flavour "$a" || die "build-kernel.sh: unknown argument '$a': not a flavour of kernel/flavours ($(flavour_names | tr '\n' ' '))"
+	   flavour=$a ;;
 	esac
 done
 
 [ -f "$TREE/Makefile" ] || die "no kernel tree in $TREE: run 'make prepare' first"
-frags=("$TOP/kernel/qemu-smp.config")
-case $flavour in
-debug) frags+=("$TOP/kernel/debug.config") ;;
-kasan) frags+=("$TOP/kernel/debug.config" "$TOP/kernel/kasan.config") ;;
-o1off) frags+=("$TOP/kernel/o1-off.config") ;;
-esac
+frags=()
+for f in $(flavour_field "$flavour" 2); do frags+=("$TOP/kernel/$f"); done
 for f in ${EXTRA_CONFIG:-}; do
 	[ -f "$f" ] || die "EXTRA_CONFIG: $f does not exist"
 	frags+=("$f")
 done
-OBJ=${OBJ:-$BUILD/obj/$flavour${OBJ_SUFFIX:-}}
+OBJ=${OBJ:-$(flavour_objdir "$flavour")}
 mkdir -p "$OBJ" "$LOGS"
 command -v ccache >/dev/null || die "ccache is missing: run 'make deps'"
 

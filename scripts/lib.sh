@@ -55,10 +55,25 @@ series_digest() {
 
 jobs_count() { nproc; }
 
-# A run of timing-sensitive tests worth one more try: its tests failed
-# (exit 1) and the console showed no kernel splat (vm-run.sh prints
-# "KERNEL SPLAT ..." before it exits 126). Used by tests/run.sh and
-# scripts/matrix.sh, each of which retries at most once and says so.
-retryable_test_failure() { # RC LOG
-	[ "$1" -eq 1 ] && ! grep -q '^KERNEL SPLAT' "$2"
+# The flavour table (kernel/flavours): "NAME | FRAGMENTS | MEM | PURPOSE".
+FLAVOURS=$TOP/kernel/flavours
+flavour_field() { # NAME FIELD(1-4)
+	awk -F'|' -v n="$1" -v f="$2" '
+		/^[[:space:]]*(#|$)/ { next }
+		{ k = $1; gsub(/[[:space:]]/, "", k) }
+		k == n { v = $f; gsub(/^[[:space:]]+|[[:space:]]+$/, "", v); print v; found = 1; exit }
+		END { exit !found }' "$FLAVOURS"
 }
+flavour_names() { awk -F'|' '!/^[[:space:]]*(#|$)/ { gsub(/[[:space:]]/, "", $1); print $1 }' "$FLAVOURS"; }
+is_flavour() { flavour_field "$1" 1 >/dev/null; }
+# "NAME" or die naming the flavours there are.
+check_flavour() {
+	is_flavour "$1" || die "unknown flavour '$1' (kernel/flavours has: $(flavour_names | tr '\n' ' '))"
+}
+flavour_objdir() { echo "$BUILD/obj/$1"; }
+kernel_image() { echo "$BUILD/obj/$1/arch/x86/boot/bzImage"; }
+
+# need OPTION "$@": die unless OPTION has a value (option parsers).
+need_value() { [ $# -ge 2 ] || die "$(basename "$0"): $1 needs a value (try --help)"; }
+# posint OPTION VALUE: die unless VALUE is a whole number > 0.
+posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$(basename "$0"): $1 wants a positive number, got '$2'"; }

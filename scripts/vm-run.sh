@@ -5,15 +5,18 @@
 #
 # Usage: scripts/vm-run.sh [options] [--] COMMAND [ARG...]
 #   --kernel FILE      bzImage (default: build/obj/$FLAVOUR/arch/x86/boot/bzImage)
-#   --flavour NAME     default | debug | kasan | o1off (default: $FLAVOUR or default)
+#   --flavour NAME     a flavour of kernel/flavours (default: $FLAVOUR or default)
 #   --cpus N           vCPUs (default 2)
 #   --sockets S --cores C --threads T   CPU topology (product must equal --cpus)
 #   --numa N           N NUMA nodes, CPUs and memory split evenly
-#   --mem MB           guest memory (default 1024, or 2048 for kasan)
+#   --mem MB           guest memory (default: the flavour's, kernel/flavours)
 #   --append ARGS      extra kernel command line
 #   --timeout SEC      kill the guest after SEC seconds (default 600)
-#   --name NAME        log name: build/logs/vm/NAME.log (default: vm)
-#   --out DIR          the guest's /tmp/out, writable (default: build/vm-out/NAME)
+#   --name NAME        names the run (default: vm)
+#   --log FILE         the console log (default: $SCENARIO_DIR/console-NAME.log
+#                      in a scenario's directory, else build/logs/vm/NAME.log)
+#   --out DIR          the guest's /tmp/out, writable (default: $SCENARIO_DIR/out-NAME
+#                      in a scenario's directory, else build/vm-out/NAME)
 #   --verbose          stream the console while the guest runs
 #   --allow-splat      do not fail on kernel warnings (still reported)
 #
@@ -24,15 +27,17 @@
 # Exit status: the command's own, or 124 on timeout, 125 if the guest did not
 # report one (boot failure, panic), 126 if the console shows a kernel splat
 # (WARNING, BUG, Oops, lockdep, RCU stall, hung task, soft lockup, UBSAN, KASAN).
+# A boot in which a virtio device got no interrupt ("PCI INT A: no GSI", an
+# ACPI _PRT timeout of an emulated machine on a loaded host; the guest then
+# never starts its command) is restarted, at most twice, and says so.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 flavour=${FLAVOUR:-default} kernel="" cpus=2 sockets="" cores="" threads="" numa=0
-mem="" append="" timeout=600 name=vm out="" verbose=0 allow_splat=0
-need() { [ $# -ge 2 ] || die "vm-run.sh: $1 needs a value (try --help)"; }
-posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "vm-run.sh: $1 wants a positive number, got '$2'"; }
+mem="" append="" timeout=600 name=vm out="" log="" verbose=0 allow_splat=0
+need() { need_value "$@"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) need "$@"; kernel=$2; shift 2 ;;
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--timeout) need "$@"; posint "$1" "$2"; timeout=$2; shift 2 ;;
 	--name) need "$@"; [[ $2 =~ ^[A-Za-z0-9._-]+$ ]] || die "vm-run.sh: bad --name '$2'"; name=$2; shift 2 ;;
 	--out) need "$@"; out=$2; shift 2 ;;
+	--log) need "$@"; log=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;
 	--allow-splat) allow_splat=1; shift ;;
 	-h|--help) usage 0 ;;
@@ -56,9 +62,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || die "vm-run.sh: no command to run in the guest (try --help)"
-case $flavour in default|debug|kasan|o1off) ;; *) die "vm-run.sh: unknown flavour '$flavour'" ;; esac
+check_flavour "$flavour"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
-[ -n "$mem" ] || { [ "$flavour" = kasan ] && mem=2048 || mem=1024; }
+[ -n "$mem" ] || mem=$(flavour_field "$flavour" 3)
 
 smp="cpus=$cpus"
 # NUMA nodes are sockets unless told otherwise: a last-level cache that spans
@@ -87,7 +93,7 @@ fi
 # that opens may still abort at the first vCPU reset (a nested KVM that
 # refuses MSR 0x10a: "failed to set MSR 0x10a", seen in CI), which no cheap
 # probe catches. A KVM run that fails that way says so.
-kernel=${kernel:-$BUILD/obj/$flavour/arch/x86/boot/bzImage}
+kernel=${kernel:-$(kernel_image "$flavour")}
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' (FLAVOUR=$flavour) first"
 accel=${SMPNICE_ACCEL:-tcg}
 case $accel in
@@ -96,9 +102,13 @@ kvm) [ -w /dev/kvm ] || die "SMPNICE_ACCEL=kvm, but /dev/kvm is not writable" ;;
 *) die "SMPNICE_ACCEL must be tcg or kvm, not '$accel'" ;;
 esac
 
-mkdir -p "$LOGS/vm"
-log=$LOGS/vm/$name.log
+if [ -n "${SCENARIO_DIR:-}" ]; then
+	log=${log:-$SCENARIO_DIR/console-$name.log}
+	out=${out:-$SCENARIO_DIR/out-$name}
+fi
+log=${log:-$LOGS/vm/$name.log}
 out=${out:-$BUILD/vm-out/$name}
+mkdir -p "$(dirname "$log")"
 rm -rf "$out"; mkdir -p "$out"
 out=$(cd "$out" && pwd)
 {
@@ -125,23 +135,36 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem" "${numa_
 
 msg "booting ${kernel#"$TOP"/} ($accel, $smp$([ "$numa" -gt 0 ] && echo ", $numa NUMA nodes"), ${mem}M): $*"
 start=$SECONDS
-: >"$log"
-"${qemu[@]}" </dev/null >"$out/qemu.stderr" 2>&1 &
-qpid=$!
-tailpid=""
-[ "$verbose" -eq 1 ] && { tail -n +1 -f "$log" >&2 & tailpid=$!; }
 timed_out=0
-while kill -0 "$qpid" 2>/dev/null; do
-	if [ $((SECONDS - start)) -ge "$timeout" ]; then
-		timed_out=1
-		kill "$qpid" 2>/dev/null || true
-		sleep 1; kill -9 "$qpid" 2>/dev/null || true
-		break
-	fi
-	sleep 1
+for boot in 1 2 3; do
+	: >"$log"
+	rm -f "$out/exit-status"
+	"${qemu[@]}" </dev/null >"$out/qemu.stderr" 2>&1 &
+	qpid=$!
+	tailpid=""
+	[ "$verbose" -eq 1 ] && { tail -n +1 -f "$log" >&2 & tailpid=$!; }
+	lost=0
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ $((SECONDS - start)) -ge "$timeout" ]; then
+			timed_out=1
+			kill "$qpid" 2>/dev/null || true
+			sleep 1; kill -9 "$qpid" 2>/dev/null || true
+			break
+		fi
+		if [ "$boot" -lt 3 ] && ! grep -q '^SMPNICE-BEGIN' "$log" &&
+		   grep -q 'PCI INT A: no GSI' "$log"; then
+			lost=1
+			kill "$qpid" 2>/dev/null || true
+			break
+		fi
+		sleep 1
+	done
+	wait "$qpid" 2>/dev/null || true
+	[ -n "$tailpid" ] && kill "$tailpid" 2>/dev/null
+	[ "$lost" -eq 1 ] || break
+	cp -f "$log" "$log.boot$boot"
+	msg "boot $boot: a virtio device got no interrupt (PCI INT A: no GSI): booting again (console kept as ${log#"$TOP"/}.boot$boot)"
 done
-wait "$qpid" 2>/dev/null || true
-[ -n "$tailpid" ] && kill "$tailpid" 2>/dev/null
 elapsed=$((SECONDS - start))
 
 # The command's output, unless it was streamed already.

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host tests of the pipeline scripts on small fake kernel trees made here:
 # bad input, version checks, git am and quilt application, export round trip;
-# the configuration matrix rows and the bisect check.
+# the scenario table and its runner, the matrix's coverage and the bisect
+# check.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 S=$TOP/scripts
@@ -53,7 +54,7 @@ expect nonzero 'does not split' "vm-run.sh rejects CPUs that do not split over N
 	"$S/vm-run.sh" --cpus 3 --numa 2 -- true
 expect nonzero 'no command' "vm-run.sh wants a command" -- "$S/vm-run.sh" --cpus 2
 expect nonzero 'no kernel at' "vm-run.sh names a missing kernel" -- "$S/vm-run.sh" --kernel "$W/none" -- true
-expect nonzero 'expected build, run' "kselftest.sh rejects an unknown verb" -- "$S/kselftest.sh" frob
+expect nonzero 'expected build' "kselftest.sh rejects an unknown verb" -- "$S/kselftest.sh" frob
 expect 0 '' "check-console.sh finds no splat in a clean log" -- bash -c \
 	"printf '[    0.1] Booting\nWARNING: userspace text\n[    0.2] rcu: RCU CPU stall warnings timeout set to 60 (rcu_cpu_stall_timeout).\n' >$W/c.log; [ -z \"\$($S/check-console.sh $W/c.log)\" ]"
 expect 0 'WARNING: CPU: 0' "check-console.sh reports a kernel WARNING line" -- bash -c \
@@ -123,22 +124,64 @@ expect 1 'names 0009-missing.patch' "a series entry without its file is named" -
 	"cp -r $W/series-good $W/series-miss && echo 0009-missing.patch >>$W/series-miss/series && \
 	 env $(env_for miss "$W/series-miss") KERNEL_SRC=$W/src $S/prepare-tree.sh"
 
-# --- configuration matrix (scripts/matrix.sh): rows, coverage, dry run
-M=$TOP/scripts/matrix.sh
-expect nonzero 'unknown argument' "matrix.sh rejects an unknown argument" -- "$M" --bogus
-expect nonzero "no row 'nosuch' \(rows: default" "matrix.sh --only names the rows it knows" -- "$M" --only nosuch --dry-run
-"$M" --list >"$W/rows" 2>&1 && ok "matrix.sh --list" || nok "matrix.sh --list"
-# Every value of every matrix dimension is set by some row's fragments
-# (last fragment wins, as in merge_config.sh), and the rows that must boot do.
+# --- the scenario table (tests/scenarios) and its runner (scripts/runner.sh)
+R=$S/runner.sh
+expect nonzero 'unknown argument' "runner.sh rejects an unknown argument" -- "$R" --bogus
+expect nonzero "unknown set 'nosuch'" "runner.sh names an unknown set" -- "$R" --set nosuch --list
+expect nonzero "no scenario 'nosuch'" "runner.sh names an unknown scenario" -- "$R" --only nosuch --list
+expect nonzero 'say which scenarios' "runner.sh wants a set or names" -- "$R" --list
+expect nonzero "DURATION wants whole seconds" "runner.sh rejects a bad DURATION" -- env DURATION=abc "$R" --set stress --dry-run
+expect nonzero "unknown flavour 'nosuch'" "runner.sh --built names an unknown flavour" -- "$R" --set check --built nosuch --list
+expect nonzero "no results directory" "runner.sh --recheck names a missing directory" -- "$R" --recheck "$W/none"
+bad_table() { # DESCRIPTION REGEX LINE...
+	local desc=$1 re=$2; shift 2
+	printf '%s\n' "$@" >"$W/sc-bad"
+	expect nonzero "$re" "the runner refuses a table with $desc" -- env SCENARIOS="$W/sc-bad" "$R" --set check --list
+}
+bad_table "a scenario twice" "scenario 'a' twice" 'a | check | host | - | exit | - | true' 'a | check | host | - | exit | - | true'
+bad_table "an unknown flavour" "a: unknown flavour 'nosuch'" 'a | check | nosuch | --cpus 2 | exit | - | true'
+bad_table "an unknown judge" "a: unknown judge 'magic'" 'a | check | host | - | magic | - | true'
+bad_table "an unknown set" "a: unknown set 'often'" 'a | often | host | - | exit | - | true'
+bad_table "a bad retry policy" "a: retry is 'once' or '-'" 'a | check | host | - | exit | twice | true'
+bad_table "vm options on a host run" "a: a host run takes no vm options" 'a | check | host | --cpus 2 | exit | - | true'
+"$R" --set check --list >"$W/out" 2>&1 && grep -q '^kselftest-o1-2cpu ' "$W/out" && ok "runner.sh --list shows the check set" || nok "runner.sh --list shows the check set"
+expect 0 'matrix-up: scripts/vm-run.sh --flavour up --name matrix-up --cpus 1 .*run_kselftest.sh -p -t sched:sched_o1_api -t sched:sched_o1_share' \
+	"a kselftest scenario runs its tests with run_kselftest.sh in the flavour's guest" -- "$R" --only matrix-up --dry-run
+expect 0 'kernel o1off: reuse build/obj/o1off|kernel o1off: scripts/build-kernel.sh o1off' "the runner builds or reuses each flavour used" -- \
+	"$R" --only o1-configured-out --dry-run --reuse
+expect 0 'torture-debug-4cpu: .*--timeout 363 .*export DURATION=42' "DURATION reaches the vm options and the guest" -- \
+	env DURATION=42 "$R" --only torture-debug-4cpu --dry-run
+# A run: a flaky check retried once, a failure, a skip; dated results, recheck.
+cat >"$W/sc" <<'SC'
+flaky | check | host | - | exit | once | if [ -e "$FLAKY" ]; then echo "ok - second try"; else touch "$FLAKY"; echo "not ok - first try"; exit 1; fi
+bad   | check | host | - | exit | -    | echo "ok - one"; echo "not ok - broken"; exit 1
+skip  | check | host | - | exit | -    | echo "no frobnicator here"; exit 77
+good  | quick | host | - | exit | -    | echo "ok - fine"
+SC
+expect 1 '2 passed, 1 failed, 1 skipped' "the runner counts checks, retries once, skips with a reason" -- \
+	env FLAKY="$W/flaky" SCENARIOS="$W/sc" RESULTS="$W/res" "$R" --set check
+r=$(readlink -f "$W/res/latest")
+[ -d "$r/flaky.try1" ] && grep -q 'second try' "$r/flaky/verdict" && grep -q '^SKIP.*no frobnicator' "$r/skip/verdict" && \
+	grep -q '^| bad | host |  | FAIL | 1/2 |' "$r/summary.md" && \
+	ok "each scenario has its own directory, the first try is kept, summary.md has a row each" || \
+	{ ls -R "$W/res" >"$W/out"; nok "each scenario has its own directory, the first try is kept, summary.md has a row each"; }
+sed -i 's/FAIL/PASS/' "$r/bad/verdict.json"
+expect 1 '2 passed, 1 failed, 1 skipped' "--recheck judges the runs again, not the stored verdicts" -- env RESULTS="$W/res" "$R" --recheck
+sleep 1
+env SCENARIOS="$W/sc" RESULTS="$W/res" "$R" --set quick >"$W/out" 2>&1
+[ "$(ls -d "$W"/res/20* | wc -l)" -eq 2 ] && [ -d "$r/bad" ] && ok "a second run gets a new results directory; the first stays" || nok "a second run gets a new results directory; the first stays"
+
+# Every value of every matrix dimension is booted by a scenario of set
+# matrix (o1-configured-out included): the flavour's fragments, last wins.
 cover=""
-while IFS='|' read -r name base frags run covers; do
-	name=${name// /}; base=${base// /}; run=${run// /}; frags=${frags# }; frags=${frags% }
-	[ "$name" = row ] && continue
-	files=("$TOP/kernel/qemu-smp.config")
-	case $base in debug) files+=("$TOP/kernel/debug.config") ;; o1off) files+=("$TOP/kernel/o1-off.config") ;; esac
-	missing=""
-	for f in $frags; do [ "$f" = - ] && continue; [ -f "$TOP/kernel/$f" ] || missing+=" $f"; files+=("$TOP/kernel/$f"); done
-	[ -z "$missing" ] || { echo "row $name: no kernel/$missing" >"$W/out"; nok "matrix row $name: its fragments exist"; continue; }
+while IFS='|' read -r name sets fl _; do
+	name=${name// /}; fl=${fl// /}
+	[[ " $sets " == *" matrix "* ]] || continue
+	files=()
+	for f in $(awk -F'|' -v n="$fl" '{ k = $1; gsub(/ /, "", k) } k == n { print $2 }' "$TOP/kernel/flavours"); do
+		files+=("$TOP/kernel/$f")
+	done
+	[ "${#files[@]}" -gt 0 ] || { echo "scenario $name: flavour $fl has no fragments" >"$W/out"; nok "matrix scenario $name: its flavour has fragments"; continue; }
 	vals=$(cat "${files[@]}" | awk '
 		/^CONFIG_[A-Z0-9_]+=/ { o = $0; sub(/=.*/, "", o); v[o] = substr($0, length(o) + 2) }
 		/^# CONFIG_[A-Z0-9_]+ is not set/ { v[$2] = "n" }
@@ -148,32 +191,12 @@ while IFS='|' read -r name base frags run covers; do
 			hz = v["CONFIG_HZ_100"] == "y" ? 100 : v["CONFIG_HZ_1000"] == "y" ? 1000 : v["CONFIG_HZ_250"] == "y" ? 250 : "?"
 			printf "HZ=%s TICK=%s\n", hz, (v["CONFIG_HZ_PERIODIC"] == "y" ? "PERIODIC" : v["CONFIG_NO_HZ_IDLE"] == "y" ? "NO_HZ_IDLE" : "?")
 		}')
-	for v in $vals; do cover+=" $v:$name:$run"; done
-done <"$W/rows"
+	for v in $vals; do cover+=" $v:$name"; done
+done < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$TOP/tests/scenarios")
 echo "$cover" | tr ' ' '\n' >"$W/out"
 for want in O1=y O1=n SMP=y SMP=n MODEL=NONE MODEL=VOLUNTARY MODEL=FULL HZ=100 HZ=250 HZ=1000 TICK=NO_HZ_IDLE TICK=PERIODIC; do
-	grep -q "^$want:" "$W/out" && ok "matrix covers $want" || nok "matrix covers $want"
+	grep -q "^$want:" "$W/out" && ok "the matrix boots $want" || nok "the matrix boots $want"
 done
-booted() { # VALUE RUN-REGEX: some row with VALUE has a guest run matching RUN-REGEX
-	grep -E "^$1:[a-z0-9_-]+:($2)\$" "$W/out" >/dev/null
-}
-booted O1=n 'o1off' && ok "matrix boots the O1=n kernel and runs the configured-out checks" || nok "matrix boots the O1=n kernel and runs the configured-out checks"
-booted SMP=n 'kst:1:.*sched_o1_api.*' && booted SMP=n 'kst:1:.*sched_o1_share.*' && \
-	ok "matrix boots the UP kernel on 1 CPU with sched_o1_api and sched_o1_share" || \
-	nok "matrix boots the UP kernel on 1 CPU with sched_o1_api and sched_o1_share"
-for tick in NO_HZ_IDLE PERIODIC; do
-	booted "TICK=$tick" 'kst:2:.*sched_o1_balance.*' && booted "TICK=$tick" 'kst:2:.*sched_o1_smpnice.*' && \
-		ok "matrix runs the balancing kselftests on 2 CPUs with TICK=$tick" || \
-		nok "matrix runs the balancing kselftests on 2 CPUs with TICK=$tick"
-done
-expect 0 'OBJ=build/obj/matrix-up EXTRA_CONFIG="kernel/up.config' "matrix.sh --dry-run builds a fragment row in its own object directory" -- \
-	"$M" --dry-run --only up
-if "$M" --dry-run >"$W/out" 2>&1 && ! grep -E 'OBJ=build/obj/(default|debug|o1off)[ /]' "$W/out" >/dev/null; then
-	ok "no matrix row builds into build/obj/default, debug or o1off with other fragments"
-else nok "no matrix row builds into build/obj/default, debug or o1off with other fragments"; fi
-expect 0 'build: reuse build/obj/o1off/arch/x86/boot/bzImage' "matrix.sh --reuse takes make check's kernels as built" -- \
-	"$M" --dry-run --reuse --only o1off,debug
-expect 0 'run: none \(--no-boot\)' "matrix.sh --no-boot builds only" -- "$M" --dry-run --no-boot --only periodic
 
 # --- bisect-check.sh on a fake kernel tree: the first patch that breaks is named
 fake_kernel() { # DIR: a git tree whose "kernel build" compiles kernel/sched.c

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# 2.6.18's placement on two packages of two cores, with one nice 0 and three
-# nice 19 SCHED_O1 hogs all started on the first CPU of package 0.
+# In the guest (2 sockets x 2 cores): 2.6.18's placement on two packages of
+# two cores, with one nice 0 and three nice 19 SCHED_O1 hogs all started on
+# the first CPU of package 0.
 #
 # A package's cores share its last-level cache: 2.6.18 gave it the power of
 # one CPU (1024). By weight (smpnice=1), package 1 pulls what brings it to
@@ -13,9 +14,7 @@
 # packages run two tasks each, one per CPU. Either way no package idles
 # while the other runs two or more (failure case 4), and the tasks stop
 # moving.
-set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-exec "$TOP/scripts/vm-run.sh" --name packages --cpus 4 --sockets 2 --cores 2 --timeout 300 -- bash -c '
+
 rc=0
 for mode in 1 0; do
 	echo $mode >/proc/sys/kernel/sched_smpnice
@@ -47,4 +46,4 @@ sys.exit(0 if all(res) else 1)
 PY
 done
 echo 1 >/proc/sys/kernel/sched_smpnice
-exit $rc'
+exit $rc
