@@ -11,12 +11,12 @@ export DURATION
 endif
 RUN := scripts/runner.sh
 comma := ,
-# make bench: empty = the default matrix (see scripts/bench.sh --help)
+# make bench: BENCH_TOPOS picks topologies (2 4 numa smt 8 32; empty: all),
+# BENCH_SCENARIOS and BENCH_SCHEDS (comma lists), BENCH_REPEAT and
+# BENCH_DURATION change the runs (tests/scenarios, the bench-* lines).
 BENCH_TOPOS ?=
-BENCH_SCENARIOS ?=
-BENCH_SCHEDS ?=
-BENCH_REPEAT ?= 3
-BENCH_DURATION ?= 4
+export BENCH_SCENARIOS BENCH_SCHEDS BENCH_REPEAT BENCH_DURATION
+LATEST := build/results/latest
 
 .PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo bench class-cost check stress torture stress-ng \
 	bisect-check matrix quick recheck \
@@ -52,15 +52,20 @@ selftests: kernel ## build and install the scheduler kselftests
 	@scripts/kselftest.sh build
 
 demo: deps kernel tools ## set up everything and show the article's case (2 CPUs, {0,0}/{19,19})
-	@tests/vm/demo.sh
+	@$(RUN) --set demo --built $(FLAVOUR)
+	@tools/demo-report.py $(LATEST)/demo/out-demo "O1 by count (2.6.17)=$(LATEST)/demo/out-demo/o1-smpnice0.json" \
+		"O1 smpnice (2.6.18)=$(LATEST)/demo/out-demo/o1-smpnice1.json" "CFS/EEVDF=$(LATEST)/demo/out-demo/cfs.json"
+	@rm -rf build/demo && ln -sfn $$(readlink -f $(LATEST))/demo/out-demo build/demo
 
-bench: kernel tools ## benchmarks, O1 by count vs smpnice vs CFS on 2/4/8/NUMA/32 CPUs (about 20 min; BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
-	@BENCH_TOPOS="$(BENCH_TOPOS)" BENCH_SCENARIOS="$(BENCH_SCENARIOS)" BENCH_SCHEDS="$(BENCH_SCHEDS)" \
-		BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_DURATION="$(BENCH_DURATION)" scripts/bench.sh
+bench: kernel tools ## benchmarks, O1 by count vs smpnice vs CFS on 2/4/8/NUMA/SMT/32 CPUs (BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
+	@tests/vm/guest/bench.sh --check --scenarios "$(BENCH_SCENARIOS)" --scheds "$(BENCH_SCHEDS)"
+	@$(RUN) $(if $(strip $(BENCH_TOPOS)),--only $(subst $(eval) ,$(comma),$(addprefix bench-,$(strip $(BENCH_TOPOS)))),--set bench) --built $(FLAVOUR); \
+		rc=$$?; r=$$(readlink -f $(LATEST)); \
+		tools/bench-report.py --plots $$r/bench $$r/bench-*/out-bench-* && rm -rf build/bench && ln -sfn $$r/bench build/bench; \
+		exit $$rc
 
-class-cost: kernel ## perf bench messaging/pipe: the default kernel (class built in, unused) vs o1off
-	@scripts/build-kernel.sh o1off
-	@scripts/class-cost.sh
+class-cost: kernel ## perf bench messaging/pipe: the default kernel (class built in, unused) vs o1off, alternating boots
+	@$(RUN) --set class-cost --built $(FLAVOUR) && tools/class-cost-report.py $$(readlink -f $(LATEST))
 
 check: deps kernel tools selftests ## run every test: the scenarios of set "check" (tests/scenarios)
 	@$(RUN) --set check --built $(FLAVOUR)

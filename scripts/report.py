@@ -159,7 +159,16 @@ def judge_stress_ng(run, sc, rc, out):
     return "FAIL", "exit %d; %s" % (rc, note), 0, 1
 
 
-JUDGES = {"exit": judge_exit, "kselftest": judge_kselftest, "kunit": judge_kunit,
+def judge_bench(run, sc, rc, out):
+    index = read(os.path.join(out_dir(run, sc), "index.tsv")).splitlines()
+    bad = [l.split("\t")[1:4] for l in index if len(l.split("\t")) > 4 and l.split("\t")[4] != "0"]
+    note = "%d runs, %d failed" % (len(index), len(bad))
+    if rc == 0 and index and not bad:
+        return "PASS", note, len(index), 0
+    return "FAIL", "exit %d; %s" % (rc, note), len(index) - len(bad), max(1, len(bad))
+
+
+JUDGES = {"exit": judge_exit, "bench": judge_bench, "kselftest": judge_kselftest, "kunit": judge_kunit,
           "torture": judge_torture, "stress-ng": judge_stress_ng}
 
 
@@ -179,7 +188,9 @@ def judge(run):
         status, note, ok, nok = JUDGES.get(sc["judge"], judge_exit)(run, sc, rc, out)
         if guest and rc in VM_STATUS:
             status, note = "FAIL", VM_STATUS[rc] + ("; " + note if note else "")
-    if found:
+    if found and "--allow-splat" in sc["vm"].split():
+        note += ("; " if note else "") + "%d splat lines (allowed): %s" % (len(found), found[0])
+    elif found:
         status, note, nok = "FAIL", "kernel splat: " + found[0], max(nok, 1)
     retried = read(os.path.join(run, "retried")).strip()
     v = {"name": sc["name"], "flavour": sc["flavour"], "vm": sc["vm"], "judge": sc["judge"],

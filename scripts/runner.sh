@@ -20,7 +20,9 @@
 #   --list       print the selected scenarios
 #   --recheck    judge the runs of RESULTS-DIR again (default: the latest)
 #                and rewrite its summary, e.g. after a judge changed
-#   DURATION=N   (environment) the length of torture and stress runs
+#   VAR=VALUE    (environment) the variables a scenario names (${VAR:-default}
+#                in its vm options or command): DURATION of torture and
+#                stress runs, BENCH_REPEAT, BENCH_DURATION, ...
 #
 # Results: build/results/YYYY-MM-DD-HH.MM.SS-SET/ with one directory per
 # scenario (scenario: its line; cmd: the command; output.log; exit-status;
@@ -34,7 +36,7 @@ SCENARIOS=${SCENARIOS:-$TOP/tests/scenarios}
 RESULTS=${RESULTS:-$BUILD/results}
 REPORT=$TOP/scripts/report.py
 
-usage() { sed -n '9,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '9,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 set_name="" only="" filter="" reuse=0 built="" dry=0 list=0 recheck=0 recheck_dir=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -66,7 +68,7 @@ done < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$SCENARIOS" |
 	 awk -F'|' -v OFS='|' '{ for (i = 1; i <= NF; i++) gsub(/^[[:space:]]+|[[:space:]]+$/, "", $i); print }')
 
 # Validate the table: a bad line is an error, whatever is selected.
-all_sets=" host quick check matrix torture torture-kasan stress stress-ng "
+all_sets=" host quick check matrix torture torture-kasan stress stress-ng bench demo class-cost "
 names=" "
 for r in "${rows[@]}"; do
 	IFS='|' read -r name sets fl vm judge retry cmd <<<"$r"
@@ -77,7 +79,7 @@ for r in "${rows[@]}"; do
 		[[ $all_sets == *" $s "* ]] || die "$SCENARIOS: $name: unknown set '$s' (sets:$all_sets)"
 	done
 	[ "$fl" = host ] || is_flavour "$fl" || die "$SCENARIOS: $name: unknown flavour '$fl'"
-	case $judge in exit|kselftest|kunit|torture|stress-ng) ;;
+	case $judge in exit|kselftest|kunit|torture|stress-ng|bench) ;;
 	*) die "$SCENARIOS: $name: unknown judge '$judge'" ;; esac
 	case $retry in once|-) ;; *) die "$SCENARIOS: $name: retry is 'once' or '-', not '$retry'" ;; esac
 	[ -n "$cmd" ] || die "$SCENARIOS: $name: no command"
@@ -87,8 +89,10 @@ for s in ${set_name//,/ }; do
 	[[ $all_sets == *" $s "* ]] || die "runner.sh: unknown set '$s' (sets:$all_sets)"
 done
 for f in ${built//,/ }; do is_flavour "$f" || die "runner.sh: --built: unknown flavour '$f'"; done
-[ -z "${DURATION:-}" ] || [[ $DURATION =~ ^[1-9][0-9]*$ ]] ||
-	die "runner.sh: DURATION wants whole seconds > 0, got '$DURATION'"
+for v in DURATION BENCH_REPEAT; do
+	[ -z "${!v:-}" ] || [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+		die "runner.sh: $v wants a whole number > 0, got '${!v}'"
+done
 for o in ${only//,/ }; do
 	[[ $names == *" $o "* ]] || die "runner.sh: no scenario '$o' in ${SCENARIOS#"$TOP"/}"
 done
@@ -127,7 +131,13 @@ guest_command() { # JUDGE CMD
 		# The guest's root is read-only: run a copy in the guest's /tmp.
 		echo "cp -a build/kselftest/install /tmp/kst && cd /tmp/kst && ./run_kselftest.sh -p$sel 2>&1 | tee /tmp/out/kselftest.tap; rc=\${PIPESTATUS[0]}; mkdir -p /tmp/out/logs; find /tmp -maxdepth 1 -type f -exec cp -t /tmp/out/logs {} +; exit \$rc"
 	else
-		echo "${DURATION:+export DURATION=$DURATION; }$2"
+		# The variables the command names (${NAME...}) that are set here
+		# reach the guest: DURATION=N, BENCH_REPEAT=N, ...
+		local v pre=""
+		for v in $(grep -oE '\$\{[A-Z_][A-Z0-9_]*' <<<"$2" | cut -c3- | sort -u); do
+			[ -n "${!v:-}" ] && pre+="export $v=$(printf '%q' "${!v}"); "
+		done
+		echo "$pre$2"
 	fi
 }
 
@@ -174,7 +184,8 @@ while [ -e "$rdir" ]; do n=$((n + 1)); rdir=$RESULTS/$stamp-${tag:-only}.$n; don
 mkdir -p "$rdir"
 ln -sfn "$(basename "$rdir")" "$RESULTS/latest"
 {
-	echo "set=${set_name:-} only=$only filter=$filter reuse=$reuse${DURATION:+ DURATION=$DURATION}"
+	echo "set=${set_name:-} only=$only filter=$filter reuse=$reuse" \
+		"$(env | grep -E '^(DURATION|BENCH_[A-Z]+|DEMO_[A-Z]+)=' | tr '\n' ' ')"
 	echo "tree=$(git -C "$TREE" log -1 --format='%h %s' 2>/dev/null)"
 	echo "project=$(git -C "$TOP" log -1 --format='%h %s' 2>/dev/null)"
 } >"$rdir/run.txt"
@@ -218,7 +229,17 @@ run_one() { # DIR ROW
 		printf 'scripts/vm-run.sh --flavour %s --name %s %s -- bash -c %q\n' \
 			"$fl" "$name" "${w[*]}" "$gcmd" >"$dir/cmd"
 		SCENARIO_DIR=$dir "$TOP/scripts/vm-run.sh" --flavour "$fl" --name "$name" \
-			"${w[@]}" -- bash -c "$gcmd" >"$dir/output.log" 2>&1
+			"${w[@]}" -- bash -c "$gcmd" >"$dir/output.log" 2>&1 &
+		local pid=$! seen=0 now progress=$dir/out-$name/progress.log
+		# A guest that reports progress (out/progress.log) is followed.
+		while kill -0 "$pid" 2>/dev/null; do
+			sleep 2
+			[ -f "$progress" ] || continue
+			now=$(wc -l <"$progress")
+			[ "$now" -le "$seen" ] || sed -n "$((seen + 1)),${now}p" "$progress" | sed 's/^/    /' >&2
+			seen=$now
+		done
+		wait "$pid"
 		rc=$?
 	fi
 	echo "$rc" >"$dir/exit-status"

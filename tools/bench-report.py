@@ -286,6 +286,9 @@ def analyse(topo_dirs):
     runs, topos = [], []
     for d in topo_dirs:
         name = os.path.basename(os.path.normpath(d))
+        # scripts/runner.sh's out-bench-TOPO directories
+        if name.startswith("out-bench-"):
+            name = name[len("out-bench-"):]
         try:
             info = read_info(d)
             index = read_index(d)

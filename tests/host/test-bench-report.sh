@@ -4,7 +4,7 @@
 # Host tests of make bench without running it: tools/bench-report.py on a
 # small fake result tree (medians, spreads, convergence, migrations, the
 # o1_balance counters with and without lb_time_ns, throughput parsing,
-# static reachability, targets), the argument checks of scripts/bench.sh
+# static reachability, targets), the argument checks of make bench (the bench-* scenarios)
 # and tests/vm/guest/bench.sh, and nicebench's --duty/--rt ideal shares.
 #
 # Prints "ok N - ..." / "not ok N - ..." per check; exits non-zero if any
@@ -183,16 +183,16 @@ check "bench-report.py: a directory without index.tsv is a usage error" \
 	fails_with "no index.tsv" "$REPORT" "$TMP/x" "$TMP"
 
 # Argument checks: they fail before any guest boots.
-check "scripts/bench.sh --help describes the variables" \
-	bash -c "'$TOP/scripts/bench.sh' --help | grep -q BENCH_SCENARIOS"
-check "scripts/bench.sh rejects an unknown topology" \
-	bash -c "'$TOP/scripts/bench.sh' --topos 3 2>&1 | grep -q \"unknown topology '3'\""
-check "scripts/bench.sh rejects an unknown scenario" \
-	bash -c "'$TOP/scripts/bench.sh' --scenarios nosuch 2>&1 | grep -q \"unknown scenario 'nosuch'\""
-check "scripts/bench.sh rejects an unknown scheduler" \
-	bash -c "BENCH_SCHEDS=o2 '$TOP/scripts/bench.sh' 2>&1 | grep -q \"unknown scheduler 'o2'\""
-check "scripts/bench.sh rejects --repeat 0" \
-	bash -c "'$TOP/scripts/bench.sh' --repeat 0 2>&1 | grep -q 'repeat wants a positive number'"
+check "make bench's topologies are the bench-TOPO scenarios" \
+	bash -c "'$TOP/scripts/runner.sh' --set bench --list | awk 'NR > 1 { print \$1 }' | tr '\n' ' ' | grep -qx 'bench-2 bench-4 bench-numa bench-smt bench-8 bench-32 '"
+check "make bench rejects an unknown topology before any boot" \
+	bash -c "make -s -C '$TOP' -n bench BENCH_TOPOS=3 | grep -q -- '--only bench-3' && ! '$TOP/scripts/runner.sh' --only bench-3 --list 2>/dev/null"
+check "make bench rejects an unknown scheduler before any boot" \
+	bash -c "'$TOP/tests/vm/guest/bench.sh' --check --scheds o2 2>&1 | grep -q \"unknown scheduler 'o2'\""
+check "the runner rejects BENCH_REPEAT=0" \
+	bash -c "BENCH_REPEAT=0 '$TOP/scripts/runner.sh' --set bench --dry-run 2>&1 | grep -q 'BENCH_REPEAT wants a whole number'"
+check "BENCH_* reach the guest's command line" \
+	bash -c "BENCH_REPEAT=2 BENCH_SCENARIOS=article '$TOP/scripts/runner.sh' --only bench-numa --dry-run | grep -q 'export BENCH_REPEAT=2; export BENCH_SCENARIOS=article; tests/vm/guest/bench.sh'"
 check "guest bench.sh --list names the scenarios and schedulers" \
 	bash -c "'$TOP/tests/vm/guest/bench.sh' --list | grep -q '^fair: article mixed minus20 odd sleepers rt'"
 check "guest bench.sh rejects an unknown scenario" \

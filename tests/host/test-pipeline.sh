@@ -130,7 +130,7 @@ expect nonzero 'unknown argument' "runner.sh rejects an unknown argument" -- "$R
 expect nonzero "unknown set 'nosuch'" "runner.sh names an unknown set" -- "$R" --set nosuch --list
 expect nonzero "no scenario 'nosuch'" "runner.sh names an unknown scenario" -- "$R" --only nosuch --list
 expect nonzero 'say which scenarios' "runner.sh wants a set or names" -- "$R" --list
-expect nonzero "DURATION wants whole seconds" "runner.sh rejects a bad DURATION" -- env DURATION=abc "$R" --set stress --dry-run
+expect nonzero "DURATION wants a whole number" "runner.sh rejects a bad DURATION" -- env DURATION=abc "$R" --set stress --dry-run
 expect nonzero "unknown flavour 'nosuch'" "runner.sh --built names an unknown flavour" -- "$R" --set check --built nosuch --list
 expect nonzero "no results directory" "runner.sh --recheck names a missing directory" -- "$R" --recheck "$W/none"
 bad_table() { # DESCRIPTION REGEX LINE...

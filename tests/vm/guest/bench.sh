@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# In the guest (scripts/bench.sh boots it): every scenario x scheduler x
-# repeat of one topology, raw results to /tmp/out (the host's
-# build/bench/raw/TOPO). The schedulers: count = SCHED_O1 with
+# In the guest (the bench-TOPO scenarios of tests/scenarios): every
+# scenario x scheduler x repeat of one topology, raw results to /tmp/out
+# (out-bench-TOPO/ in the run's directory). The schedulers: count = SCHED_O1 with
 # sched_smpnice 0 (2.6.17), smpnice = SCHED_O1 with sched_smpnice 1
 # (2.6.18), cfs = SCHED_NORMAL (CFS/EEVDF).
 #
