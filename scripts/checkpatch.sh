@@ -23,9 +23,7 @@ done <"$TOP/kernel/checkpatch-accepted"
 bad=0 n=0
 for p in $(series_patches); do
 	n=$((n + 1))
-	# The Subject: header may be folded over two lines.
-	subj=$(awk '/^Subject: /{s=$0; f=1; next} f && /^ /{s=s $0; next} f{print s; exit}' \
-		"$PATCHES/$p" | sed 's/^Subject: \[PATCH\] //')
+	subj=$(patch_subject "$PATCHES/$p")
 	while IFS= read -r line; do
 		type=$(echo "$line" | sed -n 's/^[^:]*:[0-9]*: \(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\):.*/\2/p')
 		[ -n "$type" ] || continue

@@ -38,8 +38,7 @@ done <"$TOP/kernel/series-groups"
 	last=""
 	for f in "$tmp"/*.patch; do
 		[ -e "$f" ] || break
-		subj=$(awk '/^Subject: /{s=$0; f=1; next} f && /^ /{s=s $0; next} f{print s; exit}' \
-			"$f" | sed 's/^Subject: \[PATCH\] //')
+		subj=$(patch_subject "$f")
 		# A patch that starts no group stays in the one before it.
 		hdr=$last
 		for ((i = 0; i < ${#groups[@]}; i += 2)); do

@@ -44,6 +44,12 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$' || true
 }
 
+# The subject of a patch file (the Subject: header may be folded).
+patch_subject() {
+	awk '/^Subject: /{s=$0; f=1; next} f && /^ /{s=s $0; next} f{print s; exit}' "$1" |
+		sed 's/^Subject: \[PATCH[^]]*\] //'
+}
+
 # A digest of the series as it is in patches/: what the tree was built from.
 series_digest() {
 	local p

@@ -121,34 +121,33 @@ def tput_value(scen, path, wall):
 
 # ------------------------------------------------------------- analysis
 
+_WATERFILL = {"proc": None, "cache": {}}
+
+
 def waterfill(tasks, capacity):
     """Shares of tasks (dicts with weight, duty, rt_prio) on `capacity`
     CPUs: real-time tasks take a CPU each, the others share the rest by
-    weight, none above its duty cycle (the nicebench model)."""
-    share = [0.0] * len(tasks)
-    fixed = [False] * len(tasks)
-    r = float(min(capacity, len(tasks)))
-    rts = [i for i, t in enumerate(tasks) if t.get("rt_prio")]
-    for i in rts:
-        share[i] = capacity / len(rts) if len(rts) > capacity else 1.0
-        fixed[i] = True
-        r -= share[i]
-    while r > 1e-12:
-        free = [i for i in range(len(tasks)) if not fixed[i]]
-        total = sum(tasks[i]["weight"] for i in free)
-        if not total:
-            break
-        capped = [i for i in free
-                  if tasks[i]["weight"] * r > tasks[i].get("duty", 100) / 100 * total]
-        if not capped:
-            for i in free:
-                share[i] = tasks[i]["weight"] * r / total
-            break
-        for i in capped:
-            share[i] = tasks[i].get("duty", 100) / 100
-            fixed[i] = True
-            r -= share[i]
-    return share
+    weight, none above its duty cycle. Computed by nicebench --waterfill,
+    the one implementation of the model, run once and fed a line per
+    question; answers are cached."""
+    key = (capacity,) + tuple((int(t["weight"]), int(t.get("duty", 100)), int(t.get("rt_prio") or 0))
+                              for t in tasks)
+    cache = _WATERFILL["cache"]
+    if key not in cache:
+        if _WATERFILL["proc"] is None:
+            nb = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nicebench")
+            if not os.access(nb, os.X_OK):
+                usage("tools/nicebench is not built (make tools): it computes the ideal shares")
+            _WATERFILL["proc"] = subprocess.Popen([nb, "--waterfill"], stdin=subprocess.PIPE,
+                                                  stdout=subprocess.PIPE, text=True)
+        p = _WATERFILL["proc"]
+        p.stdin.write("%d %s\n" % (capacity, " ".join("%d:%d:%d" % k for k in key[1:])))
+        p.stdin.flush()
+        line = p.stdout.readline()
+        if not line and tasks:
+            usage("nicebench --waterfill stopped answering")
+        cache[key] = [float(x) for x in line.split()]
+    return cache[key]
 
 
 def static_reachable(tasks, cpus, tol=0.10):

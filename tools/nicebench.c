@@ -169,6 +169,8 @@ static void usage(FILE *f)
 "                        to stderr)\n"
 "  -q, --quiet           do not print the table\n"
 "      --ideal-only      only compute and print the ideal shares\n"
+"      --waterfill       filter: stdin lines \"CPUS W:DUTY:RT ...\", stdout the\n"
+"                        ideal shares of those tasks (for tools/bench-report.py)\n"
 "      --rt-parent       run the parent as SCHED_FIFO 1 so it is not starved\n"
 "                        by the hogs (needs privilege; hogs reset on fork)\n"
 "      --duty LIST       comma-separated duty cycle per task in %% (1..100,\n"
@@ -298,15 +300,13 @@ static long task_weight(int policy, int nice)
  * are held at the cap and removed, and the rest is redistributed until
  * nobody is above its cap. Real-time tasks take a whole CPU first.
  */
-static void compute_ideal(struct task *t, int n, int cpus)
+static void waterfill(struct task *t, int n, int cpus)
 {
 	bool fixed[MAX_TASKS] = { false };
 	double r = cpus < n ? cpus : n;
 	int i, nrt = 0;
 
 	for (i = 0; i < n; i++) {
-		t[i].weight = t[i].rt_prio ? rt_weight(t[i].rt_prio)
-					   : task_weight(opt.policy, t[i].nice);
 		t[i].ideal = 0.0;
 		if (t[i].rt_prio)
 			nrt++;
@@ -346,6 +346,56 @@ static void compute_ideal(struct task *t, int n, int cpus)
 			break;
 		}
 	}
+}
+
+static void compute_ideal(struct task *t, int n, int cpus)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		t[i].weight = t[i].rt_prio ? rt_weight(t[i].rt_prio)
+					   : task_weight(opt.policy, t[i].nice);
+	waterfill(t, n, cpus);
+}
+
+/*
+ * --waterfill: the same water-filling for other programs (the bench
+ * report): each line of stdin is "CPUS WEIGHT:DUTY:RT_PRIO ...", each line
+ * of stdout the ideal shares of those tasks, in order. Ends at EOF; a bad
+ * line is an error (exit 2).
+ */
+static int waterfill_filter(void)
+{
+	static struct task t[MAX_TASKS];
+	char line[65536], *p, *end;
+	int n, cpus, i;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		cpus = strtol(line, &end, 10);
+		if (end == line || cpus < 1)
+			usage_error("--waterfill: bad line '%s'", line);
+		p = end;
+		for (n = 0; n < MAX_TASKS; n++) {
+			long w, d, rt;
+			int used;
+
+			while (*p == ' ')
+				p++;
+			if (*p == '\n' || !*p)
+				break;
+			if (sscanf(p, "%ld:%ld:%ld%n", &w, &d, &rt, &used) != 3 ||
+			    w < 0 || d < 1 || d > 100 || rt < 0 || rt > 99)
+				usage_error("--waterfill: bad task '%.40s'", p);
+			t[n] = (struct task){ .weight = w, .duty = d, .rt_prio = rt };
+			p += used;
+		}
+		waterfill(t, n, cpus);
+		for (i = 0; i < n; i++)
+			printf("%s%.12g", i ? " " : "", t[i].ideal);
+		printf("\n");
+		fflush(stdout);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1039,6 +1089,7 @@ enum {
 	OPT_PERIOD,
 	OPT_RT,
 	OPT_READY_TIMEOUT,
+	OPT_WATERFILL,
 };
 
 static const struct option longopts[] = {
@@ -1057,6 +1108,7 @@ static const struct option longopts[] = {
 	{ "period",	required_argument,	NULL, OPT_PERIOD },
 	{ "rt",		required_argument,	NULL, OPT_RT },
 	{ "ready-timeout", required_argument,	NULL, OPT_READY_TIMEOUT },
+	{ "waterfill",	no_argument,		NULL, OPT_WATERFILL },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -1121,6 +1173,8 @@ static void parse_args(int argc, char **argv)
 		case OPT_IDEAL_ONLY:
 			opt.ideal_only = true;
 			break;
+		case OPT_WATERFILL:
+			exit(waterfill_filter());
 		case OPT_RT_PARENT:
 			opt.rt_parent = true;
 			break;
