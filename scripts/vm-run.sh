@@ -37,22 +37,21 @@ usage() { sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 flavour=${FLAVOUR:-default} kernel="" cpus=2 sockets="" cores="" threads="" numa=0
 mem="" append="" timeout=600 name=vm out="" log="" verbose=0 allow_splat=0
-need() { need_value "$@"; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel) need "$@"; kernel=$2; shift 2 ;;
-	--flavour) need "$@"; flavour=$2; shift 2 ;;
-	--cpus) need "$@"; posint "$1" "$2"; cpus=$2; shift 2 ;;
-	--sockets) need "$@"; posint "$1" "$2"; sockets=$2; shift 2 ;;
-	--cores) need "$@"; posint "$1" "$2"; cores=$2; shift 2 ;;
-	--threads) need "$@"; posint "$1" "$2"; threads=$2; shift 2 ;;
-	--numa) need "$@"; posint "$1" "$2"; numa=$2; shift 2 ;;
-	--mem) need "$@"; posint "$1" "$2"; mem=$2; shift 2 ;;
-	--append) need "$@"; append=$2; shift 2 ;;
-	--timeout) need "$@"; posint "$1" "$2"; timeout=$2; shift 2 ;;
-	--name) need "$@"; [[ $2 =~ ^[A-Za-z0-9._-]+$ ]] || die "vm-run.sh: bad --name '$2'"; name=$2; shift 2 ;;
-	--out) need "$@"; out=$2; shift 2 ;;
-	--log) need "$@"; log=$2; shift 2 ;;
+	--kernel) need_value "$@"; kernel=$2; shift 2 ;;
+	--flavour) need_value "$@"; flavour=$2; shift 2 ;;
+	--cpus) need_value "$@"; posint "$1" "$2"; cpus=$2; shift 2 ;;
+	--sockets) need_value "$@"; posint "$1" "$2"; sockets=$2; shift 2 ;;
+	--cores) need_value "$@"; posint "$1" "$2"; cores=$2; shift 2 ;;
+	--threads) need_value "$@"; posint "$1" "$2"; threads=$2; shift 2 ;;
+	--numa) need_value "$@"; posint "$1" "$2"; numa=$2; shift 2 ;;
+	--mem) need_value "$@"; posint "$1" "$2"; mem=$2; shift 2 ;;
+	--append) need_value "$@"; append=$2; shift 2 ;;
+	--timeout) need_value "$@"; posint "$1" "$2"; timeout=$2; shift 2 ;;
+	--name) need_value "$@"; [[ $2 =~ ^[A-Za-z0-9._-]+$ ]] || die "vm-run.sh: bad --name '$2'"; name=$2; shift 2 ;;
+	--out) need_value "$@"; out=$2; shift 2 ;;
+	--log) need_value "$@"; log=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;
 	--allow-splat) allow_splat=1; shift ;;
 	-h|--help) usage 0 ;;
