@@ -7,35 +7,15 @@
 # static reachability, targets), the argument checks of make bench (the bench-* scenarios)
 # and tests/vm/guest/bench.sh, and nicebench's --duty/--rt ideal shares.
 #
-# Prints "ok N - ..." / "not ok N - ..." per check; exits non-zero if any
-# check failed.
+# KTAP output (tests/lib/ktap.sh); exits non-zero if any check failed.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/tests/lib/ktap.sh"
 REPORT=$TOP/tools/bench-report.py
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-num=0 failed=0
-
-# check DESCRIPTION COMMAND...: the command's exit status decides
-check() {
-	local desc=$1; shift
-	num=$((num + 1))
-	if "$@" >"$TMP/out" 2>&1; then
-		echo "ok $num - $desc"
-	else
-		failed=$((failed + 1))
-		echo "not ok $num - $desc"
-		head -n 20 "$TMP/out" | sed 's/^/#   /'
-	fi
-}
-
-# fails_with REGEX COMMAND...: exit status 2 and REGEX in the output
-fails_with() {
-	local re=$1 rc=0; shift
-	"$@" >"$TMP/fw" 2>&1 || rc=$?
-	[ "$rc" -eq 2 ] && grep -Eq -- "$re" "$TMP/fw" || { cat "$TMP/fw"; echo "exit $rc"; return 1; }
-}
+ktap_print_header
 
 # A fake run of one 2-CPU topology: three repeats of the article's case and
 # of odd (3 on 2) under each scheduler, messaging under each, and balance
@@ -110,13 +90,13 @@ with open(f"{d}/index.tsv", "w") as f:
         f.write("\t".join(str(x) for x in row) + "\n")
 EOF
 
-check "bench-report.py writes results.json and bench.md from a fake run" \
+ktap_check "bench-report.py writes results.json and bench.md from a fake run" \
 	"$REPORT" --no-plots "$TMP/bench" "$TMP/raw/2"
-cp "$TMP/out" "$TMP/report.txt"
+printf '%s\n' "$KTAP_OUTPUT" >"$TMP/report.txt"
 
 py() {
 	local desc=$1 code=$2
-	check "$desc" python3 -c "import json, sys
+	ktap_check "$desc" python3 -c "import json, sys
 d = json.load(open('$TMP/bench/results.json'))
 S = {(a['scenario'], a['sched']): a for a in d['summary']}
 T = {t['target']: t for t in d['targets']}
@@ -165,53 +145,52 @@ k = [t for t in T if t.startswith("by count")][0]
 assert T[k]["met"] is True, T[k]
 k = [t for t in T if "messaging" in t][0]
 assert T[k]["met"] is False and "91 %" in T[k]["value"], T[k]'
-check "bench.md has the fairness, throughput, cost and targets tables" \
+ktap_check "bench.md has the fairness, throughput, cost and targets tables" \
 	grep -q "### Targets" "$TMP/bench/bench.md"
-check "the Markdown table shows the median and the min-max spread" \
+ktap_check "the Markdown table shows the median and the min-max spread" \
 	grep -Eq '^\| 2 \| article \| O1 smpnice \| 5\.4 \| 3\.2 \(2\.9-3\.4\) \|' "$TMP/bench/bench.md"
-check "the report is printed too" grep -q "### Throughput" "$TMP/report.txt"
+ktap_check "the report is printed too" grep -q "### Throughput" "$TMP/report.txt"
 if command -v gnuplot >/dev/null; then
-	check "with gnuplot: share, time and migration plots (PNG)" bash -c \
+	ktap_check "with gnuplot: share, time and migration plots (PNG)" bash -c \
 		"'$REPORT' '$TMP/bench2' '$TMP/raw/2' >/dev/null &&
 		 test -s '$TMP/bench2/plots/shares-2-article.png' &&
 		 test -s '$TMP/bench2/plots/time-2-article.png' &&
 		 test -s '$TMP/bench2/plots/migrations-2-article.png'"
 else
-	num=$((num + 1)); echo "ok $num - plots # SKIP gnuplot not installed"
+	ktap_test_skip "plots: gnuplot not installed"
 fi
-check "bench-report.py: a directory without index.tsv is a usage error" \
-	fails_with "no index.tsv" "$REPORT" "$TMP/x" "$TMP"
+ktap_expect 2 "no index.tsv" "bench-report.py: a directory without index.tsv is a usage error" \
+	"$REPORT" "$TMP/x" "$TMP"
 
 # Argument checks: they fail before any guest boots.
-check "make bench's topologies are the bench-TOPO scenarios" \
+ktap_check "make bench's topologies are the bench-TOPO scenarios" \
 	bash -c "'$TOP/scripts/runner.sh' --set bench --list | awk 'NR > 1 { print \$1 }' | tr '\n' ' ' | grep -qx 'bench-2 bench-4 bench-numa bench-smt bench-8 bench-32 '"
-check "make bench rejects an unknown topology before any boot" \
+ktap_check "make bench rejects an unknown topology before any boot" \
 	bash -c "make -s -C '$TOP' -n bench BENCH_TOPOS=3 | grep -q -- '--only bench-3' && ! '$TOP/scripts/runner.sh' --only bench-3 --list 2>/dev/null"
-check "make bench rejects an unknown scheduler before any boot" \
+ktap_check "make bench rejects an unknown scheduler before any boot" \
 	bash -c "'$TOP/tests/vm/guest/bench.sh' --check --scheds o2 2>&1 | grep -q \"unknown scheduler 'o2'\""
-check "the runner rejects BENCH_REPEAT=0" \
+ktap_check "the runner rejects BENCH_REPEAT=0" \
 	bash -c "BENCH_REPEAT=0 '$TOP/scripts/runner.sh' --set bench --dry-run 2>&1 | grep -q 'BENCH_REPEAT wants a whole number'"
-check "BENCH_* reach the guest's command line" \
+ktap_check "BENCH_* reach the guest's command line" \
 	bash -c "BENCH_REPEAT=2 BENCH_SCENARIOS=article '$TOP/scripts/runner.sh' --only bench-numa --dry-run | grep -q 'export BENCH_REPEAT=2; export BENCH_SCENARIOS=article; tests/vm/guest/bench.sh'"
-check "guest bench.sh --list names the scenarios and schedulers" \
+ktap_check "guest bench.sh --list names the scenarios and schedulers" \
 	bash -c "'$TOP/tests/vm/guest/bench.sh' --list | grep -q '^fair: article mixed minus20 odd sleepers rt'"
-check "guest bench.sh rejects an unknown scenario" \
-	fails_with "unknown scenario 'x'" "$TOP/tests/vm/guest/bench.sh" --scenarios x --out "$TMP"
+ktap_expect 2 "unknown scenario 'x'" "guest bench.sh rejects an unknown scenario" \
+	"$TOP/tests/vm/guest/bench.sh" --scenarios x --out "$TMP"
 
 # nicebench's additions for the bench scenarios.
 NB=$TOP/tools/nicebench
-check "nicebench --duty: two hogs and one 50 % sleeper on 2 CPUs = 75/75/50 %" bash -c \
+ktap_check "nicebench --duty: two hogs and one 50 % sleeper on 2 CPUs = 75/75/50 %" bash -c \
 	"'$NB' --ideal-only --nice 0,0,0 --duty 100,100,50 --cpus 2 --json - -q |
 	 python3 -c 'import json,sys; d=json.load(sys.stdin); assert [t[\"ideal\"] for t in d[\"tasks\"]] == [0.75, 0.75, 0.5], d'"
-check "nicebench --rt: a FIFO hog takes one CPU of 2, three o1 hogs share the other" bash -c \
+ktap_check "nicebench --rt: a FIFO hog takes one CPU of 2, three o1 hogs share the other" bash -c \
 	"'$NB' --ideal-only --nice 0,0,0,0 --rt 10,0,0,0 --cpus 2 --policy o1 --json - -q |
 	 python3 -c 'import json,sys; d=json.load(sys.stdin); i=[round(t[\"ideal\"], 6) for t in d[\"tasks\"]]; assert i == [1.0, 0.333333, 0.333333, 0.333333], i'"
-check "nicebench rejects --duty 0 and a --duty list of the wrong length" bash -c \
+ktap_check "nicebench rejects --duty 0 and a --duty list of the wrong length" bash -c \
 	"'$NB' --ideal-only --nice 0 --duty 0 2>&1 | grep -q 'not an integer in 1..100' &&
 	 '$NB' --ideal-only --nice 0,0 --duty 50 2>&1 | grep -q -- '--duty has 1 values but --nice has 2 tasks'"
-check "nicebench rejects --rt 100 and --period 0" bash -c \
+ktap_check "nicebench rejects --rt 100 and --period 0" bash -c \
 	"'$NB' --ideal-only --nice 0 --rt 100 2>&1 | grep -q 'not an integer in 0..99' &&
 	 '$NB' --ideal-only --nice 0 --period 0 2>&1 | grep -q -- '--period .0.: expected milliseconds'"
 
-echo "$((num - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+ktap_done

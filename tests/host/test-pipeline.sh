@@ -9,18 +9,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 S=$TOP/scripts
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; sed 's/^/#   /' "$W/out" | tail -n 8; }
-# expect STATUS REGEX DESCRIPTION -- COMMAND...: exit status and a message
-expect() {
-	local want=$1 re=$2 desc=$3; shift 4
-	"$@" >"$W/out" 2>&1; local st=$?
-	if { [ "$want" = nonzero ] && [ "$st" -ne 0 ]; } || [ "$st" = "$want" ]; then
-		if [ -z "$re" ] || grep -qE "$re" "$W/out"; then ok "$desc"; return; fi
-	fi
-	echo "# exit $st" >>"$W/out"; nok "$desc"
-}
+. "$TOP/tests/lib/ktap.sh"
+ktap_print_header
 
 fake_tree() { # DIR SUBLEVEL [PATCHLEVEL]
 	mkdir -p "$1/kernel"
@@ -43,31 +33,31 @@ make_series() { # OUTDIR
 env_for() { echo BUILD="$W/b-$1" TREE="$W/b-$1/linux" PATCHES="$2"; }
 
 # --- argument checking
-expect 2 'unknown argument' "prepare-tree.sh rejects an unknown argument" -- bash -c "$S/prepare-tree.sh --bogus; [ \$? -eq 1 ] && exit 2"
-expect nonzero 'unknown argument' "build-kernel.sh rejects an unknown flavour" -- "$S/build-kernel.sh" nosuch
-expect nonzero 'unknown option' "vm-run.sh rejects an unknown option" -- "$S/vm-run.sh" --bogus -- true
-expect nonzero 'positive number' "vm-run.sh rejects --cpus 0" -- "$S/vm-run.sh" --cpus 0 -- true
-expect nonzero 'positive number' "vm-run.sh rejects --cpus x" -- "$S/vm-run.sh" --cpus x -- true
-expect nonzero 'not --cpus' "vm-run.sh rejects a topology that does not multiply to --cpus" -- \
+ktap_expect 2 'unknown argument' "prepare-tree.sh rejects an unknown argument" -- bash -c "$S/prepare-tree.sh --bogus; [ \$? -eq 1 ] && exit 2"
+ktap_expect nonzero 'unknown argument' "build-kernel.sh rejects an unknown flavour" -- "$S/build-kernel.sh" nosuch
+ktap_expect nonzero 'unknown option' "vm-run.sh rejects an unknown option" -- "$S/vm-run.sh" --bogus -- true
+ktap_expect nonzero 'positive number' "vm-run.sh rejects --cpus 0" -- "$S/vm-run.sh" --cpus 0 -- true
+ktap_expect nonzero 'positive number' "vm-run.sh rejects --cpus x" -- "$S/vm-run.sh" --cpus x -- true
+ktap_expect nonzero 'not --cpus' "vm-run.sh rejects a topology that does not multiply to --cpus" -- \
 	"$S/vm-run.sh" --cpus 4 --sockets 3 --cores 1 -- true
-expect nonzero 'does not split' "vm-run.sh rejects CPUs that do not split over NUMA nodes" -- \
+ktap_expect nonzero 'does not split' "vm-run.sh rejects CPUs that do not split over NUMA nodes" -- \
 	"$S/vm-run.sh" --cpus 3 --numa 2 -- true
-expect nonzero 'no command' "vm-run.sh wants a command" -- "$S/vm-run.sh" --cpus 2
-expect nonzero 'no kernel at' "vm-run.sh names a missing kernel" -- "$S/vm-run.sh" --kernel "$W/none" -- true
-expect nonzero 'expected build' "kselftest.sh rejects an unknown verb" -- "$S/kselftest.sh" frob
-expect 0 '' "check-console.sh finds no splat in a clean log" -- bash -c \
+ktap_expect nonzero 'no command' "vm-run.sh wants a command" -- "$S/vm-run.sh" --cpus 2
+ktap_expect nonzero 'no kernel at' "vm-run.sh names a missing kernel" -- "$S/vm-run.sh" --kernel "$W/none" -- true
+ktap_expect nonzero 'expected build' "kselftest.sh rejects an unknown verb" -- "$S/kselftest.sh" frob
+ktap_expect 0 '' "check-console.sh finds no splat in a clean log" -- bash -c \
 	"printf '[    0.1] Booting\nWARNING: userspace text\n[    0.2] rcu: RCU CPU stall warnings timeout set to 60 (rcu_cpu_stall_timeout).\n' >$W/c.log; [ -z \"\$($S/check-console.sh $W/c.log)\" ]"
-expect 0 'WARNING: CPU: 0' "check-console.sh reports a kernel WARNING line" -- bash -c \
+ktap_expect 0 'WARNING: CPU: 0' "check-console.sh reports a kernel WARNING line" -- bash -c \
 	"printf '[    1.5] WARNING: CPU: 0 PID: 1 at foo.c:1 bar+0x1/0x2\n' >$W/c2.log; $S/check-console.sh $W/c2.log"
-expect 0 'blocked for more than' "check-console.sh reports a hung task" -- bash -c \
+ktap_expect 0 'blocked for more than' "check-console.sh reports a hung task" -- bash -c \
 	"printf '[  100.0] INFO: task x:12 blocked for more than 60 seconds.\n' >$W/c3.log; $S/check-console.sh $W/c3.log"
 
 # --- kernel source checks
 mkdir -p "$W/empty-series"; : >"$W/empty-series/series"
-expect 1 'KERNEL_SRC=.*no such directory' "a missing KERNEL_SRC fails clearly" -- \
+ktap_expect 1 'KERNEL_SRC=.*no such directory' "a missing KERNEL_SRC fails clearly" -- \
 	env $(env_for missing "$W/empty-series") KERNEL_SRC="$W/nope" "$S/prepare-tree.sh"
 fake_tree "$W/old" 100 1
-expect 1 'Linux 6.1.100; this series is for 6.12.y only' "a tree that is not 6.12.y is refused" -- \
+ktap_expect 1 'Linux 6.1.100; this series is for 6.12.y only' "a tree that is not 6.12.y is refused" -- \
 	env $(env_for old "$W/empty-series") KERNEL_SRC="$W/old" "$S/prepare-tree.sh"
 
 # --- git am: the series applies, one commit per patch on a base commit
@@ -75,68 +65,62 @@ make_series "$W/series-good"
 fake_tree "$W/src" 5
 git -C "$W/src" init -q && git -C "$W/src" add -A && git -C "$W/src" -c user.name=t -c user.email=t@t commit -qm base
 cp "$W/src/kernel/sched.c" "$W/pristine.c"
-expect 0 'tested on 6\.12\.[0-9]+.*Continuing' "another 6.12.y warns and goes on" -- \
+ktap_expect 0 'tested on 6\.12\.[0-9]+.*Continuing' "another 6.12.y warns and goes on" -- \
 	env $(env_for good "$W/series-good") KERNEL_SRC="$W/src" "$S/prepare-tree.sh"
 T=$W/b-good/linux
-if [ "$(git -C "$T" rev-list --count smpnice-base..HEAD 2>/dev/null)" = 2 ] && \
-   [ "$(git -C "$T" log -1 --format=%s)" = "sched/o1: second" ]; then
-	ok "the prepared tree has the base commit plus one commit per patch"
-else nok "the prepared tree has the base commit plus one commit per patch"; fi
-if cmp -s "$W/src/kernel/sched.c" "$W/pristine.c" && [ -z "$(git -C "$W/src" status --porcelain)" ]; then
-	ok "KERNEL_SRC is left untouched"
-else nok "KERNEL_SRC is left untouched"; fi
-expect 0 'up to date' "a second prepare is a no-op" -- \
+ktap_eval "the prepared tree has the base commit plus one commit per patch" \
+	'[ "$(git -C "$T" rev-list --count smpnice-base..HEAD 2>/dev/null)" = 2 ] &&
+	 [ "$(git -C "$T" log -1 --format=%s)" = "sched/o1: second" ]'
+ktap_eval "KERNEL_SRC is left untouched" \
+	'cmp -s "$W/src/kernel/sched.c" "$W/pristine.c" && [ -z "$(git -C "$W/src" status --porcelain)" ]'
+ktap_expect 0 'up to date' "a second prepare is a no-op" -- \
 	env $(env_for good "$W/series-good") KERNEL_SRC="$W/src" "$S/prepare-tree.sh"
 
 # --- export: round trip is byte-identical, and a new commit shows up
 cp -r "$W/series-good" "$W/series-exp"
-expect 0 'exported 2 patches' "export regenerates the series" -- \
+ktap_expect 0 'exported 2 patches' "export regenerates the series" -- \
 	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
 cp -r "$W/series-exp" "$W/series-exp1"
-expect 0 'exported 2 patches to patches/ \(0 files changed\)' "exporting an unchanged tree changes no file" -- \
+ktap_expect 0 'exported 2 patches to patches/ \(0 files changed\)' "exporting an unchanged tree changes no file" -- \
 	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
-if diff -r "$W/series-exp" "$W/series-exp1" >/dev/null; then ok "unchanged patches stay byte-identical"
-else nok "unchanged patches stay byte-identical"; fi
-if ! grep -qE '^(From [0-9a-f]{40} |X-Mailer|-- $)' "$W/series-exp"/*.patch || \
-   grep -q '^From 0000000000000000000000000000000000000000 ' "$W/series-exp"/*.patch; then
-	ok "exported patches carry no commit id or version trailer"
-else nok "exported patches carry no commit id or version trailer"; fi
+ktap_check "unchanged patches stay byte-identical" diff -r "$W/series-exp" "$W/series-exp1"
+ktap_eval "exported patches carry no commit id or version trailer" \
+	'! grep -qE "^(From [0-9a-f]{40} |X-Mailer|-- \$)" "$W/series-exp"/*.patch ||
+	 grep -q "^From 0000000000000000000000000000000000000000 " "$W/series-exp"/*.patch'
 printf 'int e;\n' >>"$T/kernel/sched.c"
 git -C "$T" -c user.name=t -c user.email=t@t commit -qam "sched/o1: third"
-expect 0 'exported 3 patches' "a new commit is exported as a third patch" -- \
+ktap_expect 0 'exported 3 patches' "a new commit is exported as a third patch" -- \
 	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
-grep -q 'third' "$W/series-exp/series" && ok "patches/series lists the new patch" || nok "patches/series lists the new patch"
+ktap_check "patches/series lists the new patch" grep -q 'third' "$W/series-exp/series"
 
 # --- quilt: the same series applies with quilt push -a to the same result
 rm -rf "$W/q"; cp -r "$W/src" "$W/q"; rm -rf "$W/q/.git"
-if (cd "$W/q" && QUILT_PATCHES="$W/series-exp" quilt push -a -q >"$W/out" 2>&1) && \
-   diff -r -x .git -x .pc "$W/q" "$T" >/dev/null; then
-	ok "quilt push -a applies the exported series to the same tree as git am"
-else nok "quilt push -a applies the exported series to the same tree as git am"; fi
+ktap_check "quilt push -a applies the exported series to the same tree as git am" bash -c \
+	'cd "$1" && QUILT_PATCHES="$2" quilt push -a -q && diff -r -x .git -x .pc . "$3"' - "$W/q" "$W/series-exp" "$T"
 
 # --- a broken patch stops with its name and the failing file
 cp -r "$W/series-good" "$W/series-bad"
 sed -i 's/^-int b;/-int zzz;/' "$W/series-bad"/0001-*.patch
-expect 1 '0001-sched-o1-first.patch does not apply.*' "a broken patch stops the pipeline, naming the patch" -- \
+ktap_expect 1 '0001-sched-o1-first.patch does not apply.*' "a broken patch stops the pipeline, naming the patch" -- \
 	env $(env_for bad "$W/series-bad") KERNEL_SRC="$W/src" "$S/prepare-tree.sh"
-grep -q 'kernel/sched.c' "$W/out" && ok "... and naming the failing file" || nok "... and naming the failing file"
-expect 1 'names 0009-missing.patch' "a series entry without its file is named" -- bash -c \
+ktap_check "... and naming the failing file" grep -q 'kernel/sched.c' <<<"$KTAP_OUTPUT"
+ktap_expect 1 'names 0009-missing.patch' "a series entry without its file is named" -- bash -c \
 	"cp -r $W/series-good $W/series-miss && echo 0009-missing.patch >>$W/series-miss/series && \
 	 env $(env_for miss "$W/series-miss") KERNEL_SRC=$W/src $S/prepare-tree.sh"
 
 # --- the scenario table (tests/scenarios) and its runner (scripts/runner.sh)
 R=$S/runner.sh
-expect nonzero 'unknown argument' "runner.sh rejects an unknown argument" -- "$R" --bogus
-expect nonzero "unknown set 'nosuch'" "runner.sh names an unknown set" -- "$R" --set nosuch --list
-expect nonzero "no scenario 'nosuch'" "runner.sh names an unknown scenario" -- "$R" --only nosuch --list
-expect nonzero 'say which scenarios' "runner.sh wants a set or names" -- "$R" --list
-expect nonzero "DURATION wants a whole number" "runner.sh rejects a bad DURATION" -- env DURATION=abc "$R" --set stress --dry-run
-expect nonzero "unknown flavour 'nosuch'" "runner.sh --built names an unknown flavour" -- "$R" --set check --built nosuch --list
-expect nonzero "no results directory" "runner.sh --recheck names a missing directory" -- "$R" --recheck "$W/none"
+ktap_expect nonzero 'unknown argument' "runner.sh rejects an unknown argument" -- "$R" --bogus
+ktap_expect nonzero "unknown set 'nosuch'" "runner.sh names an unknown set" -- "$R" --set nosuch --list
+ktap_expect nonzero "no scenario 'nosuch'" "runner.sh names an unknown scenario" -- "$R" --only nosuch --list
+ktap_expect nonzero 'say which scenarios' "runner.sh wants a set or names" -- "$R" --list
+ktap_expect nonzero "DURATION wants a whole number" "runner.sh rejects a bad DURATION" -- env DURATION=abc "$R" --set stress --dry-run
+ktap_expect nonzero "unknown flavour 'nosuch'" "runner.sh --built names an unknown flavour" -- "$R" --set check --built nosuch --list
+ktap_expect nonzero "no results directory" "runner.sh --recheck names a missing directory" -- "$R" --recheck "$W/none"
 bad_table() { # DESCRIPTION REGEX LINE...
 	local desc=$1 re=$2; shift 2
 	printf '%s\n' "$@" >"$W/sc-bad"
-	expect nonzero "$re" "the runner refuses a table with $desc" -- env SCENARIOS="$W/sc-bad" "$R" --set check --list
+	ktap_expect nonzero "$re" "the runner refuses a table with $desc" -- env SCENARIOS="$W/sc-bad" "$R" --set check --list
 }
 bad_table "a scenario twice" "scenario 'a' twice" 'a | check | host | - | exit | - | true' 'a | check | host | - | exit | - | true'
 bad_table "an unknown flavour" "a: unknown flavour 'nosuch'" 'a | check | nosuch | --cpus 2 | exit | - | true'
@@ -144,12 +128,12 @@ bad_table "an unknown judge" "a: unknown judge 'magic'" 'a | check | host | - | 
 bad_table "an unknown set" "a: unknown set 'often'" 'a | often | host | - | exit | - | true'
 bad_table "a bad retry policy" "a: retry is 'once' or '-'" 'a | check | host | - | exit | twice | true'
 bad_table "vm options on a host run" "a: a host run takes no vm options" 'a | check | host | --cpus 2 | exit | - | true'
-"$R" --set check --list >"$W/out" 2>&1 && grep -q '^kselftest-o1-2cpu ' "$W/out" && ok "runner.sh --list shows the check set" || nok "runner.sh --list shows the check set"
-expect 0 'matrix-up: scripts/vm-run.sh --flavour up --name matrix-up --cpus 1 .*run_kselftest.sh -p -t sched:sched_o1_api -t sched:sched_o1_share' \
+ktap_expect 0 '^kselftest-o1-2cpu ' "runner.sh --list shows the check set" -- "$R" --set check --list
+ktap_expect 0 'matrix-up: scripts/vm-run.sh --flavour up --name matrix-up --cpus 1 .*run_kselftest.sh -p -t sched:sched_o1_api -t sched:sched_o1_share' \
 	"a kselftest scenario runs its tests with run_kselftest.sh in the flavour's guest" -- "$R" --only matrix-up --dry-run
-expect 0 'kernel o1off: reuse build/obj/o1off|kernel o1off: scripts/build-kernel.sh o1off' "the runner builds or reuses each flavour used" -- \
+ktap_expect 0 'kernel o1off: reuse build/obj/o1off|kernel o1off: scripts/build-kernel.sh o1off' "the runner builds or reuses each flavour used" -- \
 	"$R" --only o1-configured-out --dry-run --reuse
-expect 0 'torture-debug-4cpu: .*--timeout 363 .*export DURATION=42' "DURATION reaches the vm options and the guest" -- \
+ktap_expect 0 'torture-debug-4cpu: .*--timeout 363 .*export DURATION=42' "DURATION reaches the vm options and the guest" -- \
 	env DURATION=42 "$R" --only torture-debug-4cpu --dry-run
 # A run: a flaky check retried once, a failure, a skip; dated results, recheck.
 cat >"$W/sc" <<'SC'
@@ -158,30 +142,32 @@ bad   | check | host | - | exit | -    | echo "ok - one"; echo "not ok - broken"
 skip  | check | host | - | exit | -    | echo "no frobnicator here"; exit 77
 good  | quick | host | - | exit | -    | echo "ok - fine"
 SC
-expect 1 '2 passed, 1 failed, 1 skipped' "the runner counts checks, retries once, skips with a reason" -- \
+ktap_expect 1 '2 passed, 1 failed, 1 skipped' "the runner counts checks, retries once, skips with a reason" -- \
 	env FLAKY="$W/flaky" SCENARIOS="$W/sc" RESULTS="$W/res" "$R" --set check
 r=$(readlink -f "$W/res/latest")
-[ -d "$r/flaky.try1" ] && grep -q 'second try' "$r/flaky/verdict" && grep -q '^SKIP.*no frobnicator' "$r/skip/verdict" && \
-	grep -q '^| bad | host |  | FAIL | 1/2 |' "$r/summary.md" && \
-	ok "each scenario has its own directory, the first try is kept, summary.md has a row each" || \
-	{ ls -R "$W/res" >"$W/out"; nok "each scenario has its own directory, the first try is kept, summary.md has a row each"; }
+ktap_check "each scenario has its own directory, the first try is kept, summary.md has a row each" bash -c \
+	'[ -d "$1/flaky.try1" ] && grep -q "second try" "$1/flaky/verdict" && grep -q "^SKIP.*no frobnicator" "$1/skip/verdict" &&
+	 grep -q "^| bad | host |  | FAIL | 1/2 |" "$1/summary.md" || { ls -R "$1"; exit 1; }' - "$r"
 sed -i 's/FAIL/PASS/' "$r/bad/verdict.json"
-expect 1 '2 passed, 1 failed, 1 skipped' "--recheck judges the runs again, not the stored verdicts" -- env RESULTS="$W/res" "$R" --recheck
+ktap_expect 1 '2 passed, 1 failed, 1 skipped' "--recheck judges the runs again, not the stored verdicts" -- env RESULTS="$W/res" "$R" --recheck
 sleep 1
-env SCENARIOS="$W/sc" RESULTS="$W/res" "$R" --set quick >"$W/out" 2>&1
-[ "$(ls -d "$W"/res/20* | wc -l)" -eq 2 ] && [ -d "$r/bad" ] && ok "a second run gets a new results directory; the first stays" || nok "a second run gets a new results directory; the first stays"
+env SCENARIOS="$W/sc" RESULTS="$W/res" "$R" --set quick >/dev/null 2>&1
+ktap_eval "a second run gets a new results directory; the first stays" \
+	'[ "$(ls -d "$W"/res/20* | wc -l)" -eq 2 ] && [ -d "$r/bad" ]'
 
-# Every value of every matrix dimension is booted by a scenario of set
-# matrix (o1-configured-out included): the flavour's fragments, last wins.
+# Every value of every matrix dimension is booted by a kselftest scenario of
+# set check or matrix (CI runs both; o1-configured-out stands for O1=n): the
+# flavour's fragments, last wins.
 cover=""
-while IFS='|' read -r name sets fl _; do
-	name=${name// /}; fl=${fl// /}
-	[[ " $sets " == *" matrix "* ]] || continue
+while IFS='|' read -r name sets fl _ judge _; do
+	name=${name// /}; fl=${fl// /}; judge=${judge// /}
+	[[ " $sets " == *" matrix "* || " $sets " == *" check "* ]] || continue
+	[ "$judge" = kselftest ] || [ "$name" = o1-configured-out ] || continue
 	files=()
 	for f in $(awk -F'|' -v n="$fl" '{ k = $1; gsub(/ /, "", k) } k == n { print $2 }' "$TOP/kernel/flavours"); do
 		files+=("$TOP/kernel/$f")
 	done
-	[ "${#files[@]}" -gt 0 ] || { echo "scenario $name: flavour $fl has no fragments" >"$W/out"; nok "matrix scenario $name: its flavour has fragments"; continue; }
+	[ "${#files[@]}" -gt 0 ] || { ktap_test_fail "matrix scenario $name: its flavour $fl has fragments"; continue; }
 	vals=$(cat "${files[@]}" | awk '
 		/^CONFIG_[A-Z0-9_]+=/ { o = $0; sub(/=.*/, "", o); v[o] = substr($0, length(o) + 2) }
 		/^# CONFIG_[A-Z0-9_]+ is not set/ { v[$2] = "n" }
@@ -193,9 +179,9 @@ while IFS='|' read -r name sets fl _; do
 		}')
 	for v in $vals; do cover+=" $v:$name"; done
 done < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$TOP/tests/scenarios")
-echo "$cover" | tr ' ' '\n' >"$W/out"
+echo "$cover" | tr ' ' '\n' >"$W/cover"
 for want in O1=y O1=n SMP=y SMP=n MODEL=NONE MODEL=VOLUNTARY MODEL=FULL HZ=100 HZ=250 HZ=1000 TICK=NO_HZ_IDLE TICK=PERIODIC; do
-	grep -q "^$want:" "$W/out" && ok "the matrix boots $want" || nok "the matrix boots $want"
+	ktap_check "the matrix boots $want" grep -q "^$want:" "$W/cover"
 done
 
 # --- bisect-check.sh on a fake kernel tree: the first patch that breaks is named
@@ -221,30 +207,24 @@ printf 'int c = ;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o
 printf 'int d;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: fourth"
 # The layout before: the worktree in build/bisect itself; it is moved.
 fgit "$B" worktree add -q --detach "$B/bisect" smpnice-base
-expect 1 'patch 3 \(sched/o1: broken\) breaks the build' "bisect-check.sh names the first patch that breaks the build" -- \
+ktap_expect 1 'patch 3 \(sched/o1: broken\) breaks the build' "bisect-check.sh names the first patch that breaks the build" -- \
 	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh"
-grep -q 'moving the bisect worktree' "$W/out" && [ -e "$B/bisect/linux/.git" ] && [ -f "$B/bisect/obj/default/sched.o" ] && \
-	ok "bisect-check.sh moves an old-layout worktree to build/bisect/linux, objects in build/bisect/obj/default" || \
-	nok "bisect-check.sh moves an old-layout worktree to build/bisect/linux, objects in build/bisect/obj/default"
-if grep -q 'configuring' "$B/logs/bisect-1.log" && grep -q 'configuring' "$B/logs/bisect-2.log" && \
-   ! grep -q 'configuring' "$B/logs/bisect-3.log" && [ ! -e "$B/logs/bisect-4.log" ]; then
-	ok "bisect-check.sh configures again only after a patch that changes a Kconfig, and stops at the break"
-else
-	grep -H . "$B"/logs/bisect-*.log >"$W/out" 2>&1
-	nok "bisect-check.sh configures again only after a patch that changes a Kconfig, and stops at the break"
-fi
+ktap_eval "bisect-check.sh moves an old-layout worktree to build/bisect/linux, objects in build/bisect/obj/default" \
+	'grep -q "moving the bisect worktree" <<<"$KTAP_OUTPUT" && [ -e "$B/bisect/linux/.git" ] && [ -f "$B/bisect/obj/default/sched.o" ]'
+ktap_check "bisect-check.sh configures again only after a patch that changes a Kconfig, and stops at the break" bash -c \
+	'grep -q configuring "$1/bisect-1.log" && grep -q configuring "$1/bisect-2.log" &&
+	 ! grep -q configuring "$1/bisect-3.log" && [ ! -e "$1/bisect-4.log" ] || { grep -H . "$1"/bisect-*.log; exit 1; }' - "$B/logs"
 B=$W/bis2
 fake_kernel "$B"
 printf 'int b;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: first"
 printf 'int c;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: second"
-expect 0 'all 2 patches build, one by one' "bisect-check.sh passes a series whose every patch builds" -- \
+ktap_expect 0 'all 2 patches build, one by one' "bisect-check.sh passes a series whose every patch builds" -- \
 	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh"
-expect nonzero 'past the last patch' "bisect-check.sh rejects a FIRST past the series" -- \
+ktap_expect nonzero 'past the last patch' "bisect-check.sh rejects a FIRST past the series" -- \
 	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh" 3
 unset -f sleep
 
 # --- deps
-expect 0 'all [0-9]+ packages installed|missing packages' "deps.sh --check reports" -- bash -c "$S/deps.sh --check || true"
+ktap_expect 0 'all [0-9]+ packages installed|missing packages' "deps.sh --check reports" -- bash -c "$S/deps.sh --check || true"
 
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+ktap_done

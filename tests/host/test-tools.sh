@@ -4,45 +4,17 @@
 # Host tests for tools/nicebench and tools/o1run. They run on any kernel:
 # the host is expected NOT to have SCHED_O1, which is checked as well.
 #
-# Prints "ok N - ..." / "not ok N - ..." per check and at the end
-# "N passed, M failed"; exits non-zero if anything failed.
+# KTAP output (tests/lib/ktap.sh); exits non-zero if anything failed.
 
 set -euo pipefail
 
 TOOLS=$(cd "$(dirname "$0")/../../tools" && pwd)
+. "$TOOLS/../tests/lib/ktap.sh"
 NB=$TOOLS/nicebench
 O1=$TOOLS/o1run
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
-num=0
-passed=0
-failed=0
-
-ok()
-{
-	num=$((num + 1))
-	passed=$((passed + 1))
-	echo "ok $num - $1"
-}
-
-not_ok()
-{
-	num=$((num + 1))
-	failed=$((failed + 1))
-	echo "not ok $num - $1"
-	if [ -s "$TMP/out" ] || [ -s "$TMP/err" ]; then
-		echo "#   rc=$rc"
-		cat "$TMP/out" "$TMP/err" | head -20 | sed 's/^/#   /'
-	fi
-}
-
-skip()
-{
-	num=$((num + 1))
-	passed=$((passed + 1))
-	echo "ok $num - $1 # SKIP $2"
-}
+ktap_print_header
 
 # run CMD...: run it, stdout in $TMP/out, stderr in $TMP/err, status in $rc
 run()
@@ -51,63 +23,49 @@ run()
 	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
 }
 
-# expect RC REGEX DESCRIPTION CMD...: exit status RC and REGEX (grep -E)
-# found in stdout+stderr
-expect()
+# verdict DESCRIPTION COND: after a run, pass if COND (eval) holds, else
+# fail showing the run's status and output
+verdict()
 {
-	local want=$1 re=$2 desc=$3
-
-	shift 3
-	run "$@"
-	if [ "$rc" -eq "$want" ] && cat "$TMP/out" "$TMP/err" | grep -Eq -- "$re"; then
-		ok "$desc"
+	if eval "$2"; then
+		ktap_test_pass "$1"
 	else
-		not_ok "$desc"
+		ktap_test_fail "$1"
+		{ echo "rc=$rc"; cat "$TMP/out" "$TMP/err"; } | ktap_comment
 	fi
 }
 
 # usage_err REGEX DESCRIPTION CMD...: exit 2, REGEX on stderr, nothing on stdout
 usage_err()
 {
+	# shellcheck disable=SC2034 # re: in verdict's condition
 	local re=$1 desc=$2
 
 	shift 2
 	run "$@"
-	if [ "$rc" -eq 2 ] && grep -Eq -- "$re" "$TMP/err" && ! [ -s "$TMP/out" ]; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-	fi
+	verdict "$desc" '[ "$rc" -eq 2 ] && grep -Eq -- "$re" "$TMP/err" && ! [ -s "$TMP/out" ]'
 }
 
 # py DESCRIPTION SCRIPT: after a successful run, run python3 SCRIPT on
 # $TMP/out (the run's stdout), ok if it exits 0
 py()
 {
+	# shellcheck disable=SC2034 # script: in verdict's condition
 	local desc=$1 script=$2
 
-	if [ "$rc" -eq 0 ] && python3 -c "$script" "$TMP/out" >"$TMP/py" 2>&1; then
-		ok "$desc"
-	else
-		cat "$TMP/py" >>"$TMP/err"
-		not_ok "$desc"
-	fi
+	verdict "$desc" '[ "$rc" -eq 0 ] && python3 -c "$script" "$TMP/out" 2>>"$TMP/err" >&2'
 }
 
 # --- build ---------------------------------------------------------------
 
 run make -C "$TOOLS"
-if [ "$rc" -eq 0 ] && [ -x "$NB" ] && [ -x "$O1" ]; then
-	ok "make -C tools builds nicebench and o1run with -Werror"
-else
-	not_ok "make -C tools builds nicebench and o1run with -Werror"
-	echo "$passed passed, $failed failed"
-	exit 1
-fi
+verdict "make -C tools builds nicebench and o1run with -Werror" \
+	'[ "$rc" -eq 0 ] && [ -x "$NB" ] && [ -x "$O1" ]'
+[ "$KTAP_CNT_FAIL" -eq 0 ] || ktap_done
 
 # --- nicebench usage ------------------------------------------------------
 
-expect 0 'Usage: nicebench' "nicebench --help exits 0 and prints usage" "$NB" --help
+ktap_expect 0 'Usage: nicebench' "nicebench --help exits 0 and prints usage" "$NB" --help
 usage_err "unrecognized option '--bogus'" "nicebench rejects an unknown option (exit 2)" \
 	"$NB" --bogus
 usage_err "unexpected argument 'extra'" "nicebench rejects a stray argument (exit 2)" \
@@ -149,10 +107,10 @@ usage_err "--cpus '0'" "nicebench rejects --cpus 0" "$NB" --nice 0 --cpus 0 --id
 
 # --- nicebench ideal shares -----------------------------------------------
 
-expect 0 '^ +0 +0 o1 +1024 +95\.26$' \
+ktap_expect 0 '^ +0 +0 o1 +1024 +95\.26$' \
 	"ideal-only table: o1 0,0,19,19 on 2 CPUs gives nice 0 weight 1024 and 95.26%" \
 	"$NB" --ideal-only --nice 0,0,19,19 --cpus 2 --policy o1
-expect 0 '^ +3 +19 o1 +51 +4\.74$' \
+ktap_expect 0 '^ +3 +19 o1 +51 +4\.74$' \
 	"ideal-only table: o1 0,0,19,19 on 2 CPUs gives nice 19 weight 51 and 4.74%" \
 	"$NB" --ideal-only --nice 0,0,19,19 --cpus 2 --policy o1
 
@@ -211,12 +169,8 @@ assert d['cpus'] == $(nproc), d
 # --- nicebench real runs on this host -------------------------------------
 
 run "$NB" --nice 0,0 --duration 0.5 --json -
-if [ "$rc" -eq 0 ] && python3 -m json.tool "$TMP/out" >/dev/null 2>&1 &&
-   grep -q 'share%' "$TMP/err"; then
-	ok "real run --nice 0,0 --duration 0.5: valid JSON on stdout, table on stderr"
-else
-	not_ok "real run --nice 0,0 --duration 0.5: valid JSON on stdout, table on stderr"
-fi
+verdict "real run --nice 0,0 --duration 0.5: valid JSON on stdout, table on stderr" \
+	'[ "$rc" -eq 0 ] && python3 -m json.tool "$TMP/out" >/dev/null 2>&1 && grep -q "share%" "$TMP/err"'
 py "real run: 2 tasks with shares in [0, 1.05], window ~0.5 s, summary present" '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -253,17 +207,17 @@ r = d["summary"]["ratio_nice0_nice19"]
 assert r is not None and r > 1, r
 '
 if [ "$run_rc" -eq 0 ] && [ "$quiet_ok" -eq 1 ]; then
-	ok "--json FILE with --quiet writes nothing to stdout/stderr"
+	ktap_test_pass "--json FILE with --quiet writes nothing to stdout/stderr"
 else
-	not_ok "--json FILE with --quiet writes nothing to stdout/stderr"
+	ktap_test_fail "--json FILE with --quiet writes nothing to stdout/stderr"
 fi
 
-expect 1 "this kernel has no SCHED_O1 \(policy 8\): boot a kernel with the smpnice series" \
+ktap_expect 1 "this kernel has no SCHED_O1 \(policy 8\): boot a kernel with the smpnice series" \
 	"nicebench --policy o1 on this kernel fails with exit 1 and the no-SCHED_O1 message" \
 	"$NB" --nice 0,19 --policy o1 --duration 0.2
-expect 0 '^ +1 +5 idle ' "nicebench --policy idle runs on this host" \
+ktap_expect 0 '^ +1 +5 idle ' "nicebench --policy idle runs on this host" \
 	"$NB" --nice 0,5 --policy idle --duration 0.2
-expect 1 "cannot open --json file" "nicebench reports an unwritable --json file (exit 1)" \
+ktap_expect 1 "cannot open --json file" "nicebench reports an unwritable --json file (exit 1)" \
 	"$NB" --nice 0 --duration 0.1 --json /nonexistent/dir/x.json
 
 # Unprivileged checks need a user that can reach the binaries.
@@ -276,10 +230,9 @@ else
 	nobody=(none)
 fi
 if [ "${nobody[0]:-}" = none ] || [ "$(ulimit -e)" != 0 ]; then
-	skip "nicebench: negative nice without privilege fails with EPERM explained" \
-		"no unprivileged user available or RLIMIT_NICE set"
+	ktap_test_skip "nicebench: negative nice without privilege fails with EPERM explained: no unprivileged user available or RLIMIT_NICE set"
 else
-	expect 1 "not permitted: a negative nice needs CAP_SYS_NICE or RLIMIT_NICE" \
+	ktap_expect 1 "not permitted: a negative nice needs CAP_SYS_NICE or RLIMIT_NICE" \
 		"nicebench: negative nice without privilege fails (exit 1) with EPERM explained" \
 		"${nobody[@]}" "$NB" --nice -5,0 --duration 0.1
 fi
@@ -304,12 +257,9 @@ for k in $kids; do
 		alive=1
 	fi
 done
-if [ "$rc" -eq 143 ] && [ -n "$kids" ] && [ "$alive" -eq 0 ] &&
-   grep -q "interrupted by signal 15" "$TMP/err"; then
-	ok "SIGTERM: nicebench kills and reaps its tasks and exits 143"
-else
-	not_ok "SIGTERM: nicebench kills and reaps its tasks and exits 143 (kids='$kids' alive=$alive)"
-fi
+echo "kids:" $kids "alive: $alive" >"$TMP/out"
+verdict "SIGTERM: nicebench kills and reaps its tasks and exits 143" \
+	'[ "$rc" -eq 143 ] && [ -n "$kids" ] && [ "$alive" -eq 0 ] && grep -q "interrupted by signal 15" "$TMP/err"'
 
 # SIGKILL of the parent: PR_SET_PDEATHSIG takes the children down too.
 "$NB" --nice 0,0 --duration 30 --quiet >/dev/null 2>&1 &
@@ -332,15 +282,13 @@ for _ in $(seq 20); do
 	[ "$alive" -eq 0 ] && break
 	sleep 0.1
 done
-if [ -n "$kids" ] && [ "$alive" -eq 0 ]; then
-	ok "SIGKILL of the parent: PDEATHSIG kills the tasks"
-else
-	not_ok "SIGKILL of the parent: PDEATHSIG kills the tasks (kids='$kids')"
-fi
+echo "kids:" $kids "alive: $alive" >"$TMP/out"
+: >"$TMP/err"
+verdict "SIGKILL of the parent: PDEATHSIG kills the tasks" '[ -n "$kids" ] && [ "$alive" -eq 0 ]'
 
 # --- o1run ----------------------------------------------------------------
 
-expect 0 'Usage: o1run' "o1run --help exits 0 and prints usage" "$O1" --help
+ktap_expect 0 'Usage: o1run' "o1run --help exits 0 and prints usage" "$O1" --help
 usage_err "missing command" "o1run without a command is a usage error" "$O1"
 usage_err "missing command" "o1run with options but no command is a usage error" "$O1" -n 5
 usage_err "--nice '20'" "o1run rejects nice 20" "$O1" -n 20 true
@@ -355,46 +303,44 @@ usage_err "--show needs -p PID" "o1run --show without -p is a usage error" "$O1"
 usage_err "unrecognized option '--bogus'" "o1run rejects an unknown option" "$O1" --bogus true
 
 no_o1="this kernel has no SCHED_O1 \(policy 8\): boot a kernel with the smpnice series"
-expect 1 "^o1run: $no_o1\$" \
+ktap_expect 1 "^o1run: $no_o1\$" \
 	"o1run COMMAND on this kernel fails with exit 1 and the no-SCHED_O1 message" \
 	"$O1" true
-expect 1 "^o1run: $no_o1\$" \
+ktap_expect 1 "^o1run: $no_o1\$" \
 	"o1run -p PID on this kernel fails with exit 1 and the no-SCHED_O1 message" \
 	"$O1" -p $$
-expect 0 "^pid $$: policy SCHED_OTHER \(0\), nice -?[0-9]+, timeslice [0-9.]+ ms" \
+ktap_expect 0 "^pid $$: policy SCHED_OTHER \(0\), nice -?[0-9]+, timeslice [0-9.]+ ms" \
 	"o1run --show -p \$\$ prints SCHED_OTHER, nice and time slice" "$O1" --show -p $$
 
 true &
 dead=$!
 wait "$dead"
-expect 1 "no such process: $dead" "o1run -p of a vanished pid fails with exit 1 (ESRCH)" \
+ktap_expect 1 "no such process: $dead" "o1run -p of a vanished pid fails with exit 1 (ESRCH)" \
 	"$O1" --normal -p "$dead"
-expect 0 "^7$" "o1run --normal -n 7 COMMAND execs COMMAND with nice 7" \
+ktap_expect 0 "^7$" "o1run --normal -n 7 COMMAND execs COMMAND with nice 7" \
 	"$O1" --normal -n 7 sh -c nice
-expect 127 "failed to execute '/nonexistent/cmd'" \
+ktap_expect 127 "failed to execute '/nonexistent/cmd'" \
 	"o1run: a command that cannot be found exits 127" "$O1" --normal /nonexistent/cmd
 
 sleep 30 &
 sl=$!
 run "$O1" --normal -n 3 -R -p "$sl"
 if [ "$rc" -eq 0 ]; then
-	expect 0 "policy SCHED_OTHER \(0\), nice 3, .*reset-on-fork" \
+	ktap_expect 0 "policy SCHED_OTHER \(0\), nice 3, .*reset-on-fork" \
 		"o1run --normal -n 3 -R -p PID changes another task (nice 3, reset-on-fork)" \
 		"$O1" --show -p "$sl"
 else
-	not_ok "o1run --normal -n 3 -R -p PID changes another task (nice 3, reset-on-fork)"
+	verdict "o1run --normal -n 3 -R -p PID changes another task (nice 3, reset-on-fork)" false
 fi
 kill "$sl" 2>/dev/null || true
 wait "$sl" 2>/dev/null || true
 
 if [ "${nobody[0]:-}" = none ] || [ "$(ulimit -e)" != 0 ]; then
-	skip "o1run: lowering nice without privilege fails with EPERM explained" \
-		"no unprivileged user available or RLIMIT_NICE set"
+	ktap_test_skip "o1run: lowering nice without privilege fails with EPERM explained: no unprivileged user available or RLIMIT_NICE set"
 else
-	expect 1 "not permitted: lowering nice needs CAP_SYS_NICE or RLIMIT_NICE" \
+	ktap_expect 1 "not permitted: lowering nice needs CAP_SYS_NICE or RLIMIT_NICE" \
 		"o1run: lowering nice without privilege fails (exit 1) with EPERM explained" \
 		"${nobody[@]}" "$O1" --normal -n -5 true
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+ktap_done

@@ -5,18 +5,18 @@
 # proves that a clean run passes and that a guest exit status comes back.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-rc=0
+. "$TOP/tests/lib/ktap.sh"
+ktap_print_header
 out=$("$TOP/scripts/vm-run.sh" --name splat --cpus 1 --timeout 300 -- \
 	sh -c 'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT; exit 0' 2>&1)
 st=$?
-echo "$out" | tail -n 5
-if [ "$st" -eq 126 ]; then echo "ok - lkdtm WARNING fails the run (exit 126)"
-else echo "not ok - lkdtm WARNING: vm-run.sh exited $st, wanted 126"; rc=1; fi
-if echo "$out" | grep -q 'WARNING:.*lkdtm\|WARNING: CPU'; then echo "ok - the failure names the WARNING line"
-else echo "not ok - the failure does not name the WARNING line"; rc=1; fi
+echo "$out" | tail -n 5 | ktap_comment
+ktap_eval "lkdtm WARNING fails the run (vm-run.sh exit $st, wanted 126)" '[ "$st" -eq 126 ]'
+ktap_eval "the failure names the WARNING line" \
+	'echo "$out" | grep -q "WARNING:.*lkdtm\|WARNING: CPU"'
 
 "$TOP/scripts/vm-run.sh" --name exit-status --cpus 1 --timeout 300 -- sh -c 'echo "WARNING: printed by userspace"; exit 7' >/dev/null 2>&1
 st=$?
-if [ "$st" -eq 7 ]; then echo "ok - a clean run returns the guest command's status (7), userspace WARNING text ignored"
-else echo "not ok - clean run returned $st, wanted 7"; rc=1; fi
-exit $rc
+ktap_eval "a clean run returns the guest command's status ($st, wanted 7), userspace WARNING text ignored" \
+	'[ "$st" -eq 7 ]'
+ktap_done

@@ -15,12 +15,26 @@
 # while the other runs two or more (failure case 4), and the tasks stop
 # moving.
 
-rc=0
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/ktap.sh"
+ktap_print_header
+# ... | tap_lines: the python's "ok - X" / "not ok - X" lines as KTAP tests,
+# anything else as comments
+tap_lines() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ktap_test_pass "${line#ok - }" ;;
+		"not ok - "*) ktap_test_fail "${line#not ok - }" ;;
+		*) printf '%s\n' "$line" | ktap_comment ;;
+		esac
+	done
+}
 for mode in 1 0; do
 	echo $mode >/proc/sys/kernel/sched_smpnice
 	nicebench --nice 0,19,19,19 --start 0,0,0,0 --release 200 --duration 4 --interval 100 \
-		--policy o1 --json /tmp/out/pkg$mode.json || rc=1
-	python3 - /tmp/out/pkg$mode.json $mode <<"PY" || rc=1
+		--policy o1 --json /tmp/out/pkg$mode.json ||
+		ktap_test_fail "smpnice=$mode: nicebench exits 0 (exit $?)"
+	python3 - /tmp/out/pkg$mode.json $mode >/tmp/pkg$mode.tap 2>&1 <<"PY"
 import json, sys
 r = json.load(open(sys.argv[1])); mode = int(sys.argv[2])
 cpus = [t["end_cpu"] for t in r["tasks"]]
@@ -44,6 +58,10 @@ check(not ((pkg[0] == 0 and pkg[1] >= 2) or (pkg[1] == 0 and pkg[0] >= 2)),
 check(moves <= 2, f"{moves} migrations seen in the 3 s after the first second (at most 2)")
 sys.exit(0 if all(res) else 1)
 PY
+	st=$?
+	tap_lines </tmp/pkg$mode.tap
+	[ "$st" -eq 0 ] || grep -q '^not ok ' /tmp/pkg$mode.tap ||
+		ktap_test_fail "smpnice=$mode: the placement checks run (python exit $st)"
 done
 echo 1 >/proc/sys/kernel/sched_smpnice
-exit $rc
+ktap_done
