@@ -10,6 +10,8 @@ ifneq ($(filter command line environment,$(origin DURATION)),)
 export DURATION
 endif
 RUN := scripts/runner.sh
+# The runs that boot kselftests use make check's build of them, or make one.
+KSELFTESTS_BUILT := [ -x build/kselftest/install/run_kselftest.sh ] || $(MAKE) -s selftests
 comma := ,
 # make bench: BENCH_TOPOS picks topologies (2 4 numa smt 8 32; empty: all),
 # BENCH_SCENARIOS and BENCH_SCHEDS (comma lists), BENCH_REPEAT and
@@ -18,7 +20,7 @@ BENCH_TOPOS ?=
 export BENCH_SCENARIOS BENCH_SCHEDS BENCH_REPEAT BENCH_DURATION
 LATEST := build/results/latest
 
-.PHONY: help deps prepare kernel kernel-debug export checkpatch tools selftests demo bench class-cost check stress torture stress-ng \
+.PHONY: help deps prepare headers kernel kernel-debug export checkpatch tools selftests demo bench class-cost check stress torture stress-ng \
 	bisect-check matrix quick recheck \
 	test-host test-vm clean distclean
 
@@ -45,7 +47,10 @@ export: ## regenerate patches/ and patches/series from build/linux's commits
 checkpatch: ## checkpatch --strict over patches/ (accepted findings: kernel/checkpatch-accepted)
 	@scripts/checkpatch.sh
 
-tools: ## build the userspace tools (nicebench, o1run)
+headers: prepare ## install the patched kernel's uapi headers (build/obj/default/usr/include) for tools and selftests
+	@scripts/build-kernel.sh default --headers
+
+tools: headers ## build the userspace tools (nicebench, o1run), with the patched uapi headers
 	@$(MAKE) -s -C tools
 
 selftests: kernel ## build and install the scheduler kselftests
@@ -73,19 +78,23 @@ check: deps kernel tools selftests ## run every test: the scenarios of set "chec
 # make torture: TORTURE_SETS="torture torture-kasan" adds the KASAN kernel.
 TORTURE_SETS ?= torture
 
-torture: selftests tools ## SCHED_O1 torture (4 and 8 CPUs, hotplug) + stress-ng on the debug kernel (DURATION=600; TORTURE_SETS="torture torture-kasan")
+torture: tools ## SCHED_O1 torture (4 and 8 CPUs, hotplug) + stress-ng on the debug kernel (DURATION=600; TORTURE_SETS="torture torture-kasan")
+	@$(KSELFTESTS_BUILT)
 	@$(RUN) --set $(subst $(eval) ,$(comma),$(strip $(TORTURE_SETS)))
 
-stress: selftests tools ## short torture: debug kernel, 4 CPUs, CPU hotplug (DURATION=60)
+stress: tools ## short torture: debug kernel, 4 CPUs, CPU hotplug (DURATION=60)
+	@$(KSELFTESTS_BUILT)
 	@$(RUN) --set stress
 
-stress-ng: selftests tools ## stress-ng scheduler stressors under SCHED_O1, debug kernel, 4 CPUs (DURATION=180)
+stress-ng: tools ## stress-ng scheduler stressors under SCHED_O1, debug kernel, 4 CPUs (DURATION=180)
+	@$(KSELFTESTS_BUILT)
 	@$(RUN) --set stress-ng
 
 bisect-check: prepare ## build the kernel after every patch (BISECT_BOOT=1: boot each too); fail naming the first that breaks
 	@scripts/bisect-check.sh $(if $(filter 1,$(BISECT_BOOT)),--boot)
 
-matrix: selftests tools ## configuration matrix: O1=n, UP, PREEMPT models, HZ 100/1000, HZ_PERIODIC (MATRIX_ARGS=--reuse|--only NAME)
+matrix: tools ## configuration matrix: O1=n, UP, PREEMPT models, HZ 100/1000, HZ_PERIODIC (MATRIX_ARGS=--reuse|--only NAME)
+	@$(KSELFTESTS_BUILT)
 	@$(RUN) --set matrix $(MATRIX_ARGS)
 
 quick: kernel tools selftests ## the inner loop: host tests, one 2-CPU boot, KUnit, the kselftests

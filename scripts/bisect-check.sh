@@ -17,7 +17,10 @@
 #
 # A patch that changes nothing kbuild reads (only selftests, Documentation,
 # MAINTAINERS) leaves the kernel as the previous step built it: that step
-# is not built again (under --boot it is booted all the same).
+# is not built again (under --boot it is booted all the same). The first
+# step, when its patch changes only C files (the series' fix to the base
+# tree), compiles those files' objects, not a whole kernel of the base
+# tree's headers that no later step shares (CI's ccache starts empty).
 #
 # Usage: scripts/bisect-check.sh [--boot] [FIRST]
 #   FIRST   start at patch number FIRST (1-based)
@@ -73,13 +76,24 @@ for ((i = first - 1; i < total; i++)); do
 	   ! grep -qvE '^(tools/testing/selftests/|Documentation/|MAINTAINERS$)' <<<"$changed"; then
 		msg "[$n/$total] changes nothing kbuild reads, the previous build stands: $subj"
 	else
+		# A first step with no kernel built yet, whose patch changes only C
+		# files (a fix to the base tree), builds the objects it changes:
+		# a whole kernel of the base tree's headers would be one more cold
+		# build, and the next step builds the whole kernel anyway.
+		objs=""
+		if [ "$i" -eq "$((first - 1))" ] && [ "$boot" -eq 0 ] &&
+		   [ ! -f "$OBJ/arch/x86/boot/bzImage" ] && [ "$kconfig" -eq 0 ] &&
+		   ! grep -qv '\.c$' <<<"$changed"; then
+			objs=$(sed 's/\.c$/.o/' <<<"$changed" | tr '\n' ' ')
+		fi
 		# The options of the series only exist once their patch is in: no check.
 		# build-kernel.sh's own logs go to build/bisect/logs, not build/logs.
-		if ! BUILD=$BDIR TREE=$WT OBJ=$OBJ "$TOP/scripts/build-kernel.sh" default --no-check >"$log" 2>&1; then
+		if ! BUILD=$BDIR TREE=$WT OBJ=$OBJ KTARGETS=$objs \
+			"$TOP/scripts/build-kernel.sh" default --no-check >"$log" 2>&1; then
 			tail -n 30 "$log" >&2
 			die "patch $n ($subj) breaks the build; log: $log"
 		fi
-		msg "[$n/$total] builds ($((SECONDS - t0)) s): $subj"
+		msg "[$n/$total] builds$([ -n "$objs" ] && echo " ${objs% }") ($((SECONDS - t0)) s): $subj"
 	fi
 	if [ "$boot" -eq 1 ] && ! "$TOP/scripts/vm-run.sh" --kernel "$OBJ/arch/x86/boot/bzImage" \
 		--cpus 2 --name "bisect-$n" --timeout 120 -- true >/dev/null 2>&1; then

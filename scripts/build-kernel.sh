@@ -2,22 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build the kernel of build/linux out of tree, with ccache.
 #
-# Usage: scripts/build-kernel.sh [FLAVOUR] [--config-only] [--no-check]
+# Usage: scripts/build-kernel.sh [FLAVOUR] [--config-only] [--headers] [--no-check]
 #   FLAVOUR is a line of kernel/flavours (default: default): its fragments
 #   are merged on allnoconfig and the kernel is built in build/obj/FLAVOUR
 #   (OBJ=DIR elsewhere, as make bisect-check does).
-#   EXTRA_CONFIG="file ..." merges further fragments.
+#   --headers installs the uapi headers in OBJ/usr/include (for the
+#   selftests and tools/) instead of building the kernel.
+#   EXTRA_CONFIG="file ..." merges further fragments; KTARGETS="dir/x.o ..."
+#   builds those kbuild targets instead of bzImage.
 #   --no-check skips the check that every requested option is set (bisecting
 #   patches older than the options a fragment names).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-flavour=default config_only=0 check=1
+flavour=default config_only=0 check=1 headers=0
 for a in "$@"; do
 	case $a in
 	--config-only) config_only=1 ;;
+	--headers) headers=1 ;;
 	--no-check) check=0 ;;
-	-h|--help) sed -n '3,10p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,13p' "$0"; exit 0 ;;
 	-*) die "build-kernel.sh: unknown argument '$a' (try --help)" ;;
 	*) is_flavour "$a" || die "build-kernel.sh: unknown argument '$a': not a flavour of kernel/flavours ($(flavour_names | tr '\n' ' '))"
 	   flavour=$a ;;
@@ -78,8 +82,15 @@ if [ "$check" -eq 1 ]; then
 	fi
 fi
 [ "$config_only" -eq 1 ] && { msg "config ready: $OBJ/.config"; exit 0; }
+if [ "$headers" -eq 1 ]; then
+	run_logged "$LOGS/headers-$flavour.log" "${KMAKE[@]}" -s headers || die "make headers failed"
+	msg "uapi headers in ${OBJ#"$TOP"/}/usr/include"
+	exit 0
+fi
 
 msg "building $flavour kernel in ${OBJ#"$TOP"/} ($(jobs_count) jobs, ccache)"
 start=$SECONDS
-run_logged "$LOGS/build-$flavour.log" "${KMAKE[@]}" bzImage || die "kernel build failed"
-msg "built in $((SECONDS - start)) s: $OBJ/arch/x86/boot/bzImage"
+# shellcheck disable=SC2086
+run_logged "$LOGS/build-$flavour.log" "${KMAKE[@]}" ${KTARGETS:-bzImage} || die "kernel build failed"
+if [ -n "${KTARGETS:-}" ]; then msg "built in $((SECONDS - start)) s: $KTARGETS"
+else msg "built in $((SECONDS - start)) s: $OBJ/arch/x86/boot/bzImage"; fi

@@ -14,9 +14,7 @@ KST=$BUILD/kselftest
 OBJ=$BUILD/obj/${FLAVOUR:-default}
 
 build() {
-	[ -f "$OBJ/.config" ] || die "no configured kernel in $OBJ: run 'make kernel' first"
-	msg "installing kernel headers into ${OBJ#"$TOP"/}/usr/include"
-	run_logged "$LOGS/headers.log" make -C "$TREE" O="$OBJ" -s headers || die "make headers failed"
+	"$TOP/scripts/build-kernel.sh" "${FLAVOUR:-default}" --headers
 	msg "building kselftests ($TARGETS)"
 	rm -rf "$KST/install"
 	run_logged "$LOGS/kselftest-build.log" make -C "$TREE/tools/testing/selftests" \

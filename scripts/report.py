@@ -182,7 +182,10 @@ def judge(run):
     secs = read(os.path.join(run, "seconds"), "?").strip()
     guest = sc["flavour"] != "host"
     found = splats(run) if guest else []
-    if guest and rc in VM_STATUS and sc["judge"] != "exit":
+    not_run = read(os.path.join(run, "not-run")).strip()
+    if not_run:
+        status, note, ok, nok = "FAIL", "not run: " + not_run, 0, 1
+    elif guest and rc in VM_STATUS and sc["judge"] != "exit":
         status, note, ok, nok = "FAIL", VM_STATUS[rc], 0, 1
     else:
         status, note, ok, nok = JUDGES.get(sc["judge"], judge_exit)(run, sc, rc, out)

@@ -219,7 +219,7 @@ run_one() { # DIR ROW
 		(cd "$TOP" && SCENARIO_DIR=$dir bash -c "$cmd") >"$dir/output.log" 2>&1
 		rc=$?
 	elif ! grep -q "^$fl|\(built\|reused\)|" "$rdir/builds.txt"; then
-		echo "the $fl kernel did not build" >"$dir/output.log"
+		echo "the $fl kernel did not build (${rdir#"$TOP"/}/build-$fl.log)" | tee "$dir/not-run" >"$dir/output.log"
 		rc=125
 	else
 		local -a w

@@ -49,7 +49,7 @@ while [ $# -gt 0 ]; do
 	--mem) need_value "$@"; posint "$1" "$2"; mem=$2; shift 2 ;;
 	--append) need_value "$@"; append=$2; shift 2 ;;
 	--timeout) need_value "$@"; posint "$1" "$2"; timeout=$2; shift 2 ;;
-	--name) need_value "$@"; [[ $2 =~ ^[A-Za-z0-9._-]+$ ]] || die "vm-run.sh: bad --name '$2'"; name=$2; shift 2 ;;
+	--name) need_value "$@"; [[ $2 =~ ^[A-Za-z0-9+._-]+$ ]] || die "vm-run.sh: bad --name '$2'"; name=$2; shift 2 ;;
 	--out) need_value "$@"; out=$2; shift 2 ;;
 	--log) need_value "$@"; log=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;

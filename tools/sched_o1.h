@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the project's tools share: the SCHED_O1 policy value, struct
- * sched_attr and the sched_setattr()/sched_getattr() system calls (glibc
- * 2.36 has no wrappers), nice limits, a few compiler helpers, and the
- * error and parsing helpers of their command lines (define PROG, the
- * program's name, before including this file).
+ * What the project's tools share: the sched_setattr()/sched_getattr()
+ * system calls (glibc 2.36 has no wrappers), nice limits, a few compiler
+ * helpers, and the error and parsing helpers of their command lines
+ * (define PROG, the program's name, before including this file).
+ *
+ * SCHED_O1, struct sched_attr and the SCHED_FLAG_* and SCHED_ATTR_SIZE_*
+ * values come from the patched kernel's uapi headers, as in the series'
+ * selftests: tools/Makefile builds with the headers that "make headers"
+ * installs in build/obj/default/usr/include.
  */
 #ifndef SMPNICE_SCHED_O1_H
 #define SMPNICE_SCHED_O1_H
@@ -18,6 +22,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <linux/sched.h>
+#include <linux/sched/types.h>
 
 #ifndef __noreturn
 #define __noreturn		__attribute__((__noreturn__))
@@ -30,13 +36,6 @@
 #endif
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
-#ifndef SCHED_IDLE
-#define SCHED_IDLE		5
-#endif
-#define SCHED_O1		8
-#define SCHED_FLAG_RESET_ON_FORK 0x01
-#define SCHED_ATTR_SIZE_VER1	56
-
 #define NICE_MIN		(-20)
 #define NICE_MAX		19
 #define NSEC_PER_SEC		1000000000LL
@@ -44,22 +43,6 @@
 
 #define NO_SCHED_O1_MSG \
 	"this kernel has no SCHED_O1 (policy 8): boot a kernel with the smpnice series"
-
-struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-};
-
-_Static_assert(sizeof(struct sched_attr) == SCHED_ATTR_SIZE_VER1,
-	       "struct sched_attr must be SCHED_ATTR_SIZE_VER1");
 
 static inline int sched_setattr(pid_t pid, struct sched_attr *attr,
 				unsigned int flags)

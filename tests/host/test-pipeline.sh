@@ -220,6 +220,8 @@ printf 'int b;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: 
 printf 'int c;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: second"
 ktap_expect 0 'all 2 patches build, one by one' "bisect-check.sh passes a series whose every patch builds" -- \
 	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh"
+ktap_eval "a first patch that changes only C files builds their objects; the next builds the kernel" \
+	'grep -q "\[1/2\] builds kernel/sched.o " <<<"$KTAP_OUTPUT" && grep -q "\[2/2\] builds (" <<<"$KTAP_OUTPUT"'
 ktap_expect nonzero 'past the last patch' "bisect-check.sh rejects a FIRST past the series" -- \
 	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh" 3
 unset -f sleep
