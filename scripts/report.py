@@ -196,7 +196,8 @@ def judge(run):
     elif found:
         status, note, nok = "FAIL", "kernel splat: " + found[0], max(nok, 1)
     retried = read(os.path.join(run, "retried")).strip()
-    v = {"name": sc["name"], "flavour": sc["flavour"], "vm": sc["vm"], "judge": sc["judge"],
+    vm = read(os.path.join(run, "vm")).strip() or sc["vm"]  # as expanded for the run
+    v = {"name": sc["name"], "flavour": sc["flavour"], "vm": vm, "judge": sc["judge"],
          "status": status, "note": note, "passed": ok, "failed": nok, "exit": rc,
          "seconds": secs, "retried": retried, "splats": found[:10]}
     checks = ", %d checks" % ok if ok > 1 or sc["judge"] == "exit" and ok else ""

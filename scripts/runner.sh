@@ -224,6 +224,7 @@ run_one() { # DIR ROW
 	else
 		local -a w
 		mapfile -t w < <(vm_words "$vm")
+		echo "${w[*]}" >"$dir/vm"
 		local gcmd
 		gcmd=$(guest_command "$judge" "$cmd")
 		printf 'scripts/vm-run.sh --flavour %s --name %s %s -- bash -c %q\n' \
