@@ -27,7 +27,7 @@ LATEST := build/results/latest
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
 		awk -F':.*## ' '{ printf "  make %-14s %s\n", $$1, $$2 }'
-	@echo "  Variables: FLAVOUR=$$(awk -F'|' '!/^ *(#|$$)/ { gsub(/ /, "", $$1); printf "%s%s", s, $$1; s = "|" }' kernel/flavours), KERNEL_SRC=/path/to/linux-6.12.y, DURATION=seconds"
+	@echo "  Variables: FLAVOUR=$$(. scripts/lib.sh; flavour_names | paste -sd'|'), KERNEL_SRC=/path/to/linux-6.12.y, DURATION=seconds"
 
 deps: ## install missing packages with apt-get (idempotent)
 	@scripts/deps.sh
@@ -64,8 +64,10 @@ demo: deps kernel tools ## set up everything and show the article's case (2 CPUs
 
 bench: kernel tools ## benchmarks, O1 by count vs smpnice vs CFS on 2/4/8/NUMA/SMT/32 CPUs (BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
 	@tests/vm/guest/bench.sh --check --scenarios "$(BENCH_SCENARIOS)" --scheds "$(BENCH_SCHEDS)"
-	@$(RUN) $(if $(strip $(BENCH_TOPOS)),--only $(subst $(eval) ,$(comma),$(addprefix bench-,$(strip $(BENCH_TOPOS)))),--set bench) --built $(FLAVOUR); \
-		rc=$$?; r=$$(readlink -f $(LATEST)); \
+	@before=$$(readlink $(LATEST) 2>/dev/null); \
+	$(RUN) $(if $(strip $(BENCH_TOPOS)),--only $(subst $(eval) ,$(comma),$(addprefix bench-,$(strip $(BENCH_TOPOS)))),--set bench) --built $(FLAVOUR); \
+		rc=$$?; [ "$$(readlink $(LATEST) 2>/dev/null)" != "$$before" ] || exit $$rc; \
+		r=$$(readlink -f $(LATEST)); \
 		tools/bench-report.py --plots $$r/bench $$r/bench-*/out-bench-* && rm -rf build/bench && ln -sfn $$r/bench build/bench; \
 		exit $$rc
 

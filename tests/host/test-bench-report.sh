@@ -165,7 +165,7 @@ ktap_expect 2 "no index.tsv" "bench-report.py: a directory without index.tsv is 
 # Argument checks: they fail before any guest boots.
 ktap_check "make bench's topologies are the bench-TOPO scenarios" \
 	bash -c "'$TOP/scripts/runner.sh' --set bench --list | awk 'NR > 1 { print \$1 }' | tr '\n' ' ' | grep -qx 'bench-2 bench-4 bench-numa bench-smt bench-8 bench-32 '"
-ktap_check "make bench rejects an unknown topology before any boot" \
+ktap_check "BENCH_TOPOS=3 selects the scenario bench-3, which the runner refuses before any boot" \
 	bash -c "make -s -C '$TOP' -n bench BENCH_TOPOS=3 | grep -q -- '--only bench-3' && ! '$TOP/scripts/runner.sh' --only bench-3 --list 2>/dev/null"
 ktap_check "make bench rejects an unknown scheduler before any boot" \
 	bash -c "'$TOP/tests/vm/guest/bench.sh' --check --scheds o2 2>&1 | grep -q \"unknown scheduler 'o2'\""

@@ -164,7 +164,7 @@ while IFS='|' read -r name sets fl _ judge _; do
 	[[ " $sets " == *" matrix "* || " $sets " == *" check "* ]] || continue
 	[ "$judge" = kselftest ] || [ "$name" = o1-configured-out ] || continue
 	files=()
-	for f in $(awk -F'|' -v n="$fl" '{ k = $1; gsub(/ /, "", k) } k == n { print $2 }' "$TOP/kernel/flavours"); do
+	for f in $(bash -c '. "$0/scripts/lib.sh" && flavour_field "$1" 2' "$TOP" "$fl"); do
 		files+=("$TOP/kernel/$f")
 	done
 	[ "${#files[@]}" -gt 0 ] || { ktap_test_fail "matrix scenario $name: its flavour $fl has fragments"; continue; }
