@@ -125,12 +125,12 @@ def judge_torture(run, sc, rc, out):
         d = json.load(open(j))
         t, h, b = d["totals"], d["hotplug_stats"], d["balance"]
         note = ("%s: %d workers, %d CPUs, %.0f s: %d ops, %d policy switches, %d nice, "
-                "%d affinity, %d forks, %d PI, %d smpnice flips, %d hotplug cycles, "
+                "%d affinity, %d forks, %d PI, %d smpnice flips, %d all flips, %d hotplug cycles, "
                 "%d migrations, balancer moved %d"
                 % (d["result"], d["workers"], d["cpus"], d["elapsed_s"], t["ops"],
                    t["policy_switches"], t["nice"], t["affinity_subset"] + t["affinity_all"],
                    t["forks"] + t["grandchildren"], t["pi_locked"], t["smpnice_flips"],
-                   h["cycles"], t["migrations"], b["moved"] + b["active_moved"]))
+                   t.get("all_flips", 0), h["cycles"], t["migrations"], b["moved"] + b["active_moved"]))
         fails = d.get("failures", [])
     except (OSError, ValueError, KeyError):
         fails = []

@@ -282,8 +282,30 @@ static long rt_weight(int rt_prio)
 	return o1_weight(NICE_MIN) + rt_prio * 1024L / 100;
 }
 
+/*
+ * Whole-system mode (/proc/sys/kernel/sched_o1_all = 1): SCHED_NORMAL and
+ * SCHED_BATCH tasks run in the O1 class at their nice level's weight,
+ * SCHED_IDLE ones at nice 19's.
+ */
+static bool o1_all;
+
+static bool read_o1_all(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/sched_o1_all", "r");
+	int v = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v == 1;
+}
+
 static long task_weight(int policy, int nice)
 {
+	if (o1_all && policy != POL_O1)
+		return o1_weight(policy == POL_IDLE ? NICE_MAX : nice);
 	switch (policy) {
 	case POL_IDLE:
 		return WEIGHT_IDLEPRIO;
@@ -996,8 +1018,9 @@ static void print_table(FILE *f, double window, const struct summary *s)
 {
 	int i;
 
-	fprintf(f, "# " PROG ": policy=%s cpus=%d window=%.3fs release=%ldms tasks=%d\n",
-		policies[opt.policy].name, opt.cpus, window, opt.release_ms,
+	fprintf(f, "# " PROG ": policy=%s%s cpus=%d window=%.3fs release=%ldms tasks=%d\n",
+		policies[opt.policy].name, o1_all ? " (whole-system O1)" : "",
+		opt.cpus, window, opt.release_ms,
 		opt.ntasks);
 	fprintf(f, "%4s %4s %-6s %5s %7s %7s %7s %6s %4s\n", "task", "nice",
 		"policy", "start", "share%", "ideal%", "err%", "migr", "cpu");
@@ -1025,10 +1048,11 @@ static void write_json(FILE *f, double window, const struct summary *s)
 {
 	int i, k;
 
-	fprintf(f, "{\n\"policy\": \"%s\",\n\"cpus\": %d,\n\"duration_s\": %.6f,\n"
+	fprintf(f, "{\n\"policy\": \"%s\",\n\"o1_all\": %s,\n\"cpus\": %d,\n\"duration_s\": %.6f,\n"
 		"\"window_s\": %.6f,\n\"release_ms\": %ld,\n\"interval_ms\": %ld,\n"
 		"\"period_ms\": %ld,\n\"tasks\": [",
-		policies[opt.policy].name, opt.cpus, opt.duration, window,
+		policies[opt.policy].name, o1_all ? "true" : "false", opt.cpus,
+		opt.duration, window,
 		opt.release_ms, opt.interval_ms, opt.period_ms);
 	for (i = 0; i < opt.ntasks; i++) {
 		struct task *t = &tasks[i];
@@ -1258,6 +1282,7 @@ int main(int argc, char **argv)
 	int i, ret;
 
 	parse_args(argc, argv);
+	o1_all = read_o1_all();
 	compute_ideal(tasks, opt.ntasks, opt.cpus);
 
 	json = open_json(opt.json);
