@@ -56,7 +56,7 @@ tools: headers ## build the userspace tools (nicebench, o1run), with the patched
 selftests: kernel ## build and install the scheduler kselftests
 	@scripts/kselftest.sh build
 
-demo: deps kernel tools ## set up everything and show the article's case (2 CPUs, {0,0}/{19,19})
+demo: deps kernel tools ## set up everything and show the article's case (2 CPUs, sched_o1=all, nice {0,0}/{19,19})
 	@$(RUN) --set demo --built $(FLAVOUR)
 	@tools/demo-report.py $(LATEST)/demo/out-demo "O1 by count (2.6.17)=$(LATEST)/demo/out-demo/o1-smpnice0.json" \
 		"O1 smpnice (2.6.18)=$(LATEST)/demo/out-demo/o1-smpnice1.json" "CFS/EEVDF=$(LATEST)/demo/out-demo/cfs.json"

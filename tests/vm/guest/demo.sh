@@ -11,14 +11,21 @@ duration=${1:-5}
 args=(--nice 0,0,19,19 --start 0,0,1,1 --release 200 --duration "$duration")
 all=/proc/sys/kernel/sched_o1_all
 rc=0
-if [ "$(cat $all 2>/dev/null)" = 1 ]; then
+
+# The O1 runs under count (2.6.17) and smpnice (2.6.18) balancing.
+o1_modes() { # POLICY WHAT
+	local mode label
 	for mode in 0 1; do
 		echo "$mode" >/proc/sys/kernel/sched_smpnice
 		label=$([ "$mode" = 0 ] && echo "by count (2.6.17)" || echo "smpnice (2.6.18)")
-		echo "== whole-system O(1), balancing $label: SCHED_NORMAL tasks with nice"
-		nicebench "${args[@]}" --policy normal --json /tmp/out/o1-smpnice$mode.json || rc=1
+		echo "== $2, balancing $label"
+		nicebench "${args[@]}" --policy "$1" --json /tmp/out/o1-smpnice$mode.json || rc=1
 	done
 	echo 1 >/proc/sys/kernel/sched_smpnice
+}
+
+if [ "$(cat $all 2>/dev/null)" = 1 ]; then
+	o1_modes normal "whole-system O(1): SCHED_NORMAL tasks with nice"
 	echo 0 >$all
 	echo "== CFS/EEVDF: the same SCHED_NORMAL tasks, sched_o1_all=0"
 	nicebench "${args[@]}" --policy normal --json /tmp/out/cfs.json || rc=1
@@ -28,13 +35,7 @@ fi
 echo "== CFS/EEVDF (SCHED_NORMAL): the modern kernel's reference"
 nicebench "${args[@]}" --policy normal --json /tmp/out/cfs.json || rc=1
 if [ -e /proc/sys/kernel/sched_smpnice ]; then
-	for mode in 0 1; do
-		echo "$mode" >/proc/sys/kernel/sched_smpnice
-		label=$([ "$mode" = 0 ] && echo "by count (2.6.17)" || echo "smpnice (2.6.18)")
-		echo "== SCHED_O1, balancing $label"
-		nicebench "${args[@]}" --policy o1 --json /tmp/out/o1-smpnice$mode.json || rc=1
-	done
-	echo 1 >/proc/sys/kernel/sched_smpnice
+	o1_modes o1 "SCHED_O1"
 elif o1run -n 0 true 2>/dev/null; then
 	echo "== SCHED_O1 (no SMP balancer in this kernel yet)"
 	nicebench "${args[@]}" --policy o1 --json /tmp/out/o1.json || rc=1
