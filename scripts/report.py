@@ -205,7 +205,9 @@ def judge(run):
     line = "%s (%ss%s%s)%s" % (word, secs, checks,
                                 ", on the second try; first: %s" % retried if retried else "",
                                 ": " + note if note and status != "PASS" else "")
-    retryable = status == "FAIL" and not found and rc == 1
+    # Tests failed (exit 1, or a kselftest run whose TAP failed with exit 0),
+    # not a splat, a hang (124), a lost boot (125) or a splat exit (126).
+    retryable = status == "FAIL" and not found and rc in (0, 1)
     with open(os.path.join(run, "verdict"), "w") as f:
         f.write(line + "\n")
     with open(os.path.join(run, "verdict.json"), "w") as f:
