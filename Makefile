@@ -62,7 +62,7 @@ demo: deps kernel tools ## set up everything and show the article's case (2 CPUs
 		"O1 smpnice (2.6.18)=$(LATEST)/demo/out-demo/o1-smpnice1.json" "CFS/EEVDF=$(LATEST)/demo/out-demo/cfs.json"
 	@rm -rf build/demo && ln -sfn $$(readlink -f $(LATEST))/demo/out-demo build/demo
 
-bench: kernel tools ## benchmarks, O1 by count vs smpnice vs CFS on 2/4/8/NUMA/SMT/32 CPUs (BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
+bench: kernel tools ## benchmarks, O1 by count vs smpnice vs whole-system mode vs CFS on 2/4/8/NUMA/SMT/32 CPUs (BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
 	@tests/vm/guest/bench.sh --check --scenarios "$(BENCH_SCENARIOS)" --scheds "$(BENCH_SCHEDS)"
 	@before=$$(readlink $(LATEST) 2>/dev/null); \
 	$(RUN) $(if $(strip $(BENCH_TOPOS)),--only $(subst $(eval) ,$(comma),$(addprefix bench-,$(strip $(BENCH_TOPOS)))),--set bench) --built $(FLAVOUR); \

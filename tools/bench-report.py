@@ -31,6 +31,9 @@ Definitions (also in Documentation/results.md):
   balancer    lb_count and lb_time_ns summed over the CPUs, domains and idle
               types of /sys/kernel/debug/sched/o1_balance, per second of
               the run's wall time and per call
+  latency     cyclictest's wake-up latency of SCHED_OTHER threads beside
+              nice 0 and nice 19 hogs: the mean over the threads of their
+              mean, the 99th percentile of all wake-ups, the largest one
 Every figure is the median over the repeats with the min-max spread.
 """
 import json
@@ -41,14 +44,15 @@ import statistics
 import subprocess
 import sys
 
-SCHEDS = ["count", "smpnice", "cfs"]
-SCHED_LABEL = {"count": "O1 by count", "smpnice": "O1 smpnice", "cfs": "CFS/EEVDF"}
+SCHEDS = ["count", "smpnice", "all", "cfs"]
+SCHED_LABEL = {"count": "O1 by count", "smpnice": "O1 smpnice", "all": "O1 whole-system",
+               "cfs": "CFS/EEVDF"}
 SMOOTH = 10         # samples per convergence window (1 s)
 TOL_REL = 0.10      # convergence tolerance, relative to the steady share
 TOL_ABS = 0.03      # ... but at least this much of a CPU
 STATIC_BUDGET = 100000
 # lower is better for every throughput figure
-TPUT_UNIT = {"messaging": "s", "pipe": "s", "hackbench": "s", "make": "s"}
+TPUT_UNIT = {"messaging": "s", "pipe": "s", "hackbench": "s", "make": "s", "build": "s"}
 
 
 def usage(msg):
@@ -117,6 +121,29 @@ def tput_value(scen, path, wall):
     with open(path) as f:
         m = TPUT_RE[scen].search(f.read())
     return float(m.group(1)) if m else None
+
+
+def lat_values(path):
+    """Mean, 99th percentile and maximum wake-up latency (us) of a
+    cyclictest --json file written with a histogram (-h)."""
+    with open(path) as f:
+        d = json.load(f)
+    hist, means, worst = {}, [], 0
+    for t in d["thread"].values():
+        means.append(t["avg"])
+        worst = max(worst, t["max"])
+        for us, n in t.get("histogram", {}).items():
+            hist[int(us)] = hist.get(int(us), 0) + n
+    total, acc, p99 = sum(hist.values()), 0, None
+    for us in sorted(hist):
+        acc += hist[us]
+        if acc >= 0.99 * total:
+            p99 = us
+            break
+    # wake-ups past the histogram's end count as the maximum
+    if p99 is None and total:
+        p99 = worst
+    return statistics.mean(means), p99, worst
 
 
 # ------------------------------------------------------------- analysis
@@ -335,6 +362,8 @@ def analyse(topo_dirs):
                     r["placement_err"] = placement_error(r["tasks"])
                     r["window_s"] = nb.get("window_s")
                     r["samples"] = nb.get("samples", [])
+                elif r["kind"] == "lat":
+                    r["lat_mean"], r["lat_p99"], r["lat_max"] = lat_values(path)
                 else:
                     r["value"] = tput_value(r["scenario"], path, r["wall_s"])
             except (OSError, ValueError, KeyError) as e:
@@ -363,8 +392,9 @@ def aggregate(topos, runs):
         a = {"topo": topo, "label": rs[0]["label"], "cpus": rs[0]["cpus"], "kind": kind,
              "scenario": scen, "sched": sched, "runs": len(rs), "failed": len(rs) - len(ok)}
         keys = ["lb_calls_per_s", "lb_us_per_s", "lb_us_per_call"]
-        keys += (["max_err", "mean_err", "placement_err", "ratio", "conv_s", "settled_s", "migr_rate"]
-                 if kind == "fair" else ["value"])
+        keys += {"fair": ["max_err", "mean_err", "placement_err", "ratio", "conv_s", "settled_s",
+                          "migr_rate"],
+                 "lat": ["lat_mean", "lat_p99", "lat_max"]}.get(kind, ["value"])
         for k in keys:
             a[k] = spread([r.get(k) for r in ok])
         if kind == "fair":
@@ -519,13 +549,23 @@ def report_md(topos, agg, tgts):
             for scen in dict.fromkeys(a["scenario"] for a in tput if a["topo"] == t["topo"]):
                 per = {a["sched"]: a for a in tput if a["topo"] == t["topo"] and a["scenario"] == scen}
                 c, s = med(per.get("count"), "value"), med(per.get("smpnice"), "value")
+                w, f = med(per.get("all"), "value"), med(per.get("cfs"), "value")
                 rows.append([t["label"], scen] +
                             [fmt(per[x]["value"], 1, 2) if x in per else "-" for x in SCHEDS] +
                             [f"{100 * c / s:.0f} %" if c and s else "-"] +
+                            [f"{100 * f / w:.0f} %" if w and f else "-"] +
                             [fmt(per["smpnice"]["lb_us_per_s"], 1, 0) if "smpnice" in per else "-"])
         out.append(md_table(["CPUs", "benchmark"] + [SCHED_LABEL[x] for x in SCHEDS] +
-                            ["smpnice throughput vs count", "smpnice balancer us/s"], rows))
-    cost = [a for a in agg if a["sched"] in ("count", "smpnice") and a.get("lb_us_per_s")]
+                            ["smpnice throughput vs count", "whole-system throughput vs CFS",
+                             "smpnice balancer us/s"], rows))
+    lat = [a for a in agg if a["kind"] == "lat"]
+    if lat:
+        out.append("\n### Wake-up latency of sleepers beside nice 0 and nice 19 hogs (cyclictest, us; latency: SCHED_OTHER, latency-batch: SCHED_BATCH)\n\n")
+        rows = [[a["label"], a["scenario"], SCHED_LABEL.get(a["sched"], a["sched"]),
+                 fmt(a["lat_mean"], 1, 0), fmt(a["lat_p99"], 1, 0), fmt(a["lat_max"], 1, 0)
+                 + (f" [{a['failed']} failed]" if a["failed"] else "")] for a in lat]
+        out.append(md_table(["CPUs", "scenario", "scheduler", "mean", "99th percentile", "max"], rows))
+    cost = [a for a in agg if a["sched"] in ("count", "smpnice", "all") and a.get("lb_us_per_s")]
     if cost:
         out.append("\n### Cost of balancing (O1 balancer, all CPUs summed)\n\n")
         rows = [[a["label"], a["scenario"], SCHED_LABEL[a["sched"]], fmt(a["lb_calls_per_s"], 1, 0),

@@ -83,6 +83,17 @@ for rep in (1, 2, 3):
         f = f"tput-messaging-{sched}-{rep}.txt"
         open(f"{d}/{f}", "w").write(f"# Running 'sched/messaging' benchmark:\n\n     Total time: {secs:.3f} [sec]\n")
         idx.append(("tput", "messaging", sched, rep, 0, 5_000_000_000, f, "-"))
+    # whole-system mode against CFS: a real build and cyclictest's latency
+    for sched, secs in (("all", 30.0 + rep), ("cfs", 36.0)):
+        f = f"tput-build-{sched}-{rep}.txt"
+        open(f"{d}/{f}", "w").write("")
+        idx.append(("tput", "build", sched, rep, 0, int(secs * 1e9), f, "-"))
+    for sched, hist in (("all", {"100": 98, "150": 1, "3000": 1}), ("cfs", {"200": 50, "400": 50})):
+        f = f"lat-latency-{sched}-{rep}.json"
+        th = {str(k): {"cycles": 100, "min": 100, "avg": 110.0 + k + rep, "max": 3000 if sched == "all" else 400,
+                       "cpu": k, "node": 0, "histogram": hist} for k in (0, 1)}
+        json.dump({"num_threads": 2, "thread": th}, open(f"{d}/{f}", "w"))
+        idx.append(("lat", "latency", sched, rep, 0, 6_000_000_000, f, "-"))
 # one failed run is counted, not fatal
 idx.append(("fair", "odd", "cfs", 4, 1, 1_000_000_000, "fair-odd-cfs-4.json", "-"))
 with open(f"{d}/index.tsv", "w") as f:
@@ -127,6 +138,14 @@ assert S[("article", "count")]["lb_us_per_s"]["n"] == 2'
 py "throughput: perf bench messaging Total time parsed, median per scheduler" '
 assert S[("messaging", "smpnice")]["value"]["median"] == 2.2, S[("messaging", "smpnice")]["value"]
 assert S[("messaging", "cfs")]["value"]["median"] == 3.0'
+py "whole-system rows: build wall time per scheduler (median 32 s vs CFS 36 s)" '
+assert S[("build", "all")]["value"]["median"] == 32.0, S[("build", "all")]["value"]
+assert S[("build", "cfs")]["value"]["median"] == 36.0'
+py "latency: mean of the threads means (median over repeats), 99th percentile of all wake-ups, max" '
+a, c = S[("latency", "all")], S[("latency", "cfs")]
+assert a["lat_mean"]["median"] == 112.5 and a["lat_mean"]["min"] == 111.5, a["lat_mean"]
+assert a["lat_p99"]["median"] == 150 and a["lat_max"]["median"] == 3000, a
+assert c["lat_p99"]["median"] == 400, c'
 py "a failed run is counted in the summary and left out of the medians" '
 a = S[("odd", "cfs")]
 assert a["runs"] == 4 and a["failed"] == 1 and a["max_err"]["n"] == 3, a'
@@ -150,6 +169,10 @@ ktap_check "bench.md has the fairness, throughput, cost and targets tables" \
 ktap_check "the Markdown table shows the median and the min-max spread" \
 	grep -Eq '^\| 2 \| article \| O1 smpnice \| 5\.4 \| 3\.2 \(2\.9-3\.4\) \|' "$TMP/bench/bench.md"
 ktap_check "the report is printed too" grep -q "### Throughput" "$TMP/report.txt"
+ktap_check "the throughput table compares whole-system mode with CFS (36 / 32 s = 112 %)" \
+	grep -Eq '^\| 2 \| build \| - \| - \| 32\.00 \(31\.00-33\.00\) \| 36\.00 \| - \| 112 % \|' "$TMP/bench/bench.md"
+ktap_check "the latency table has both schedulers" \
+	grep -Eq '^\| 2 \| latency \| O1 whole-system \| 112 \(112-114\) \| 150 \| 3000 \|' "$TMP/bench/bench.md"
 if command -v gnuplot >/dev/null; then
 	ktap_check "with gnuplot: share, time and migration plots (PNG)" bash -c \
 		"'$REPORT' '$TMP/bench2' '$TMP/raw/2' >/dev/null &&
@@ -174,7 +197,8 @@ ktap_check "the runner rejects BENCH_REPEAT=0" \
 ktap_check "BENCH_* reach the guest's command line" \
 	bash -c "BENCH_REPEAT=2 BENCH_SCENARIOS=article '$TOP/scripts/runner.sh' --only bench-numa --dry-run | grep -q 'export BENCH_REPEAT=2; export BENCH_SCENARIOS=article; tests/vm/guest/bench.sh'"
 ktap_check "guest bench.sh --list names the scenarios and schedulers" \
-	bash -c "'$TOP/tests/vm/guest/bench.sh' --list | grep -q '^fair: article mixed minus20 odd sleepers rt'"
+	bash -c "'$TOP/tests/vm/guest/bench.sh' --list | grep -q '^fair: article mixed minus20 odd sleepers rt' &&
+		 '$TOP/tests/vm/guest/bench.sh' --list | grep -q '^scheds: count smpnice all cfs'"
 ktap_expect 2 "unknown scenario 'x'" "guest bench.sh rejects an unknown scenario" \
 	"$TOP/tests/vm/guest/bench.sh" --scenarios x --out "$TMP"
 

@@ -4,7 +4,9 @@
 # scenario x scheduler x repeat of one topology, raw results to /tmp/out
 # (out-bench-TOPO/ in the run's directory). The schedulers: count = SCHED_O1 with
 # sched_smpnice 0 (2.6.17), smpnice = SCHED_O1 with sched_smpnice 1
-# (2.6.18), cfs = SCHED_NORMAL (CFS/EEVDF).
+# (2.6.18), all = whole-system mode (kernel.sched_o1_all 1, smpnice: the
+# same plain SCHED_NORMAL tasks as cfs, all of the guest's tasks in the
+# O(1) class), cfs = SCHED_NORMAL (CFS/EEVDF, kernel.sched_o1_all 0).
 #
 # Usage: tests/vm/guest/bench.sh [--scenarios LIST] [--scheds LIST]
 #                                [--repeat N] [--duration SEC] [--out DIR]
@@ -29,18 +31,29 @@
 #   hackbench hackbench -g 4 -l 50
 #   make      make -jN of a generated tree of 12 C files in tmpfs (after
 #             one untimed build that loads the compiler into the page cache)
+#   build     make -jN of a real C code base: the kernel tree's objtool and
+#             its libsubcmd (25 files, some 20k lines), into tmpfs (warmed
+#             as make is)
+# Latency scenario (all and cfs only: the opt-in class would run the
+# measuring threads in CFS, above its hogs):
+#   latency   cyclictest --policy=other (SCHED_OTHER, nice 0), one thread
+#             per CPU waking every 10 ms, beside N nice 0 and N nice 19
+#             hogs; the wake-up latency in us (mean, 99th percentile, max)
+#   latency-batch  the same with SCHED_BATCH threads, which 2.6.17's
+#             estimator gives no bonus: the class without its estimator
 #
 # /tmp/out/index.tsv gets one line per run:
 #   kind scenario sched rep status wall_ns result-file balance-file
-# where kind is fair or tput and balance-file holds
+# where kind is fair, tput or lat and balance-file holds
 # /sys/kernel/debug/sched/o1_balance after the run (reset before it).
 set -uo pipefail
 
 FAIR_SCENARIOS="article mixed minus20 odd sleepers rt"
-TPUT_SCENARIOS="messaging pipe hackbench make"
-ALL_SCHEDS="count smpnice cfs"
+TPUT_SCENARIOS="messaging pipe hackbench make build"
+LAT_SCENARIOS="latency latency-batch"
+ALL_SCHEDS="count smpnice all cfs"
 
-scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4 check_only=0
+scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4 check_only=0
 out=${SMPNICE_OUT:-/tmp/out}
 die() { echo "bench.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -51,16 +64,17 @@ while [ $# -gt 0 ]; do
 	--duration) [[ ${2:-} =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--duration wants seconds"; duration=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--check) check_only=1; shift ;;
-	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "scheds: $ALL_SCHEDS"; exit 0 ;;
-	-h|--help) sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "lat: $LAT_SCENARIOS"
+		echo "scheds: $ALL_SCHEDS"; exit 0 ;;
+	-h|--help) sed -n '3,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (try --help)" ;;
 	esac
 done
 for s in $scenarios; do
-	[[ " $FAIR_SCENARIOS $TPUT_SCENARIOS " == *" $s "* ]] || die "unknown scenario '$s' (try --list)"
+	[[ " $FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS " == *" $s "* ]] || die "unknown scenario '$s' (try --list)"
 done
 for s in $scheds; do
-	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (count, smpnice, cfs)"
+	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (count, smpnice, all, cfs)"
 done
 [ "$check_only" -eq 0 ] || exit 0
 
@@ -69,8 +83,12 @@ ncpus=$(nproc)
 ready_timeout=$((ncpus > 8 ? 180 : 10))
 BAL=/sys/kernel/debug/sched/o1_balance
 SMPNICE=/proc/sys/kernel/sched_smpnice
-have_o1=1
+ALL=/proc/sys/kernel/sched_o1_all
+have_o1=1 have_all=1
 [ -w "$SMPNICE" ] || have_o1=0
+[ -w "$ALL" ] || have_all=0
+# The objtool sources of the kernel tree the project patches.
+BUILD_SRC=${BENCH_BUILD_SRC:-build/linux/tools/objtool}
 
 # repeat_list N VALUE: VALUE,VALUE,... N times
 repeat_list() { local i r=""; for ((i = 0; i < $1; i++)); do r+="${r:+,}$2"; done; echo "$r"; }
@@ -139,14 +157,43 @@ tput_cmd() {
 	pipe) echo "perf bench sched pipe -l 1000" ;;
 	hackbench) echo "hackbench -g 4 -l 50" ;;
 	make) echo "make -s -C /tmp/bench-make -j$ncpus prog" ;;
+	build) echo "make -s -C $BUILD_SRC O=/tmp/bench-build -j$ncpus" ;;
 	esac
 }
 
+# The scheduler's knobs; whole-system mode off for all but "all".
 set_sched() {
+	if [ "$have_all" -eq 1 ]; then
+		if [ "$1" = all ]; then echo 1; else echo 0; fi >"$ALL"
+	fi
 	case $1 in
 	count) echo 0 >"$SMPNICE" ;;
-	smpnice) echo 1 >"$SMPNICE" ;;
+	smpnice|all) echo 1 >"$SMPNICE" ;;
 	esac
+}
+
+# The policy nicebench gives its hogs: plain SCHED_NORMAL but for the
+# opt-in class.
+hog_policy() { case $1 in count|smpnice) echo o1 ;; *) echo normal ;; esac; }
+
+# run_latency SCENARIO SCHED RESULT: cyclictest beside nice 0 and nice 19
+# hogs
+run_latency() {
+	local policy=other
+	[ "$1" = latency-batch ] && policy=batch
+	shift
+	local nice n=$ncpus hogs rc secs=${duration%.*}
+	[ "${secs:-0}" -ge 1 ] || secs=1
+	nice="$(repeat_list "$n" 0),$(repeat_list "$n" 19)"
+	nicebench --nice "$nice" --policy "$(hog_policy "$1")" --duration "$((secs + 2))" \
+		--quiet --ready-timeout "$ready_timeout" >/dev/null 2>&1 &
+	hogs=$!
+	sleep 1
+	cyclictest --policy="$policy" -t "$n" -i 10000 -D "$secs" -q -m -h 100000 \
+		--json="$2" >/dev/null 2>&1
+	rc=$?
+	wait "$hogs" || rc=$?
+	return "$rc"
 }
 
 now_ns() { date +%s%N; }
@@ -164,16 +211,21 @@ run_one() {
 	if [ "$kind" = fair ]; then
 		res=$base.json
 		# shellcheck disable=SC2046
-		nicebench $(scenario_args "$scen") --policy "$([ "$sched" = cfs ] && echo normal || echo o1)" \
+		nicebench $(scenario_args "$scen") --policy "$(hog_policy "$sched")" \
 			--release 200 --duration "$duration" --interval 100 --quiet \
 			--ready-timeout "$ready_timeout" \
 			--json "$out/$res" >"$out/$base.log" 2>&1
 		rc=$?
+	elif [ "$kind" = lat ]; then
+		res=$base.json
+		run_latency "$scen" "$sched" "$out/$res" >"$out/$base.log" 2>&1
+		rc=$?
 	else
 		res=$base.txt
 		[ "$scen" = make ] && make_tree /tmp/bench-make
+		[ "$scen" = build ] && rm -rf /tmp/bench-build && mkdir /tmp/bench-build
 		t0=$(now_ns)
-		if [ "$sched" = cfs ]; then
+		if [ "$(hog_policy "$sched")" = normal ]; then
 			# shellcheck disable=SC2046
 			$(tput_cmd "$scen") >"$out/$res" 2>&1
 		else
@@ -198,6 +250,13 @@ run_one() {
 if [ "$have_o1" -eq 0 ]; then
 	echo "bench.sh: no /proc/sys/kernel/sched_smpnice: only CFS is measured"
 	scheds=cfs
+elif [ "$have_all" -eq 0 ] && [[ " $scheds " == *" all "* ]]; then
+	echo "bench.sh: no $ALL: no whole-system runs"
+	scheds=${scheds//all/}
+fi
+if [[ " $scenarios " == *" build "* ]] && [ ! -f "$BUILD_SRC/Makefile" ]; then
+	echo "bench.sh: no $BUILD_SRC (BENCH_BUILD_SRC=): no build runs"
+	scenarios=${scenarios//build/}
 fi
 # SMT threads per core, from CPU 0's siblings ("0-1", "0,2").
 threads=0
@@ -222,9 +281,15 @@ done
 if [[ " $scenarios " == *" make "* ]]; then
 	make_tree /tmp/bench-make && $(tput_cmd make) >/dev/null 2>&1
 fi
+if [[ " $scenarios " == *" build "* ]]; then
+	rm -rf /tmp/bench-build && mkdir /tmp/bench-build && $(tput_cmd build) >/dev/null 2>&1
+fi
+
+# Whether SCHED runs SCENARIO: latency only beside hogs of the same class.
+runs_in() { [[ $2 != latency* ]] || [ "$1" = all ] || [ "$1" = cfs ]; }
 
 total=0
-for s in $scenarios; do for x in $scheds; do total=$((total + repeat)); done; done
+for s in $scenarios; do for x in $scheds; do runs_in "$x" "$s" && total=$((total + repeat)); done; done
 progress "== $ncpus CPUs: $total runs ($scenarios; $scheds; $repeat repeats)"
 fails=0 n=0
 # Repeats outermost and the schedulers interleaved, so that a slow stretch
@@ -233,12 +298,15 @@ for ((rep = 1; rep <= repeat; rep++)); do
 	for scen in $scenarios; do
 		kind=fair
 		[[ " $TPUT_SCENARIOS " == *" $scen "* ]] && kind=tput
+		[[ " $LAT_SCENARIOS " == *" $scen "* ]] && kind=lat
 		for sched in $scheds; do
+			runs_in "$sched" "$scen" || continue
 			n=$((n + 1))
 			run_one "$kind" "$scen" "$sched" "$rep" || fails=$((fails + 1))
 		done
 	done
 done
 [ "$have_o1" -eq 0 ] || echo 1 >"$SMPNICE"
+[ "$have_all" -eq 0 ] || echo 0 >"$ALL"
 progress "== $ncpus CPUs: $n runs, $fails failed"
 [ "$fails" -eq 0 ]
