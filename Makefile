@@ -18,9 +18,12 @@ comma := ,
 # BENCH_DURATION change the runs (tests/scenarios, the bench-* lines).
 BENCH_TOPOS ?=
 export BENCH_SCENARIOS BENCH_SCHEDS BENCH_REPEAT BENCH_DURATION
+# make study: STUDY_SEEDS (A-B), STUDY_MODES (comma list), STUDY_DURATION.
+STUDY_SEEDS ?= 1-100
+export STUDY_MODES STUDY_DURATION
 LATEST := build/results/latest
 
-.PHONY: help deps prepare headers kernel kernel-debug export checkpatch tools selftests demo bench class-cost check stress torture stress-ng \
+.PHONY: help deps prepare headers kernel kernel-debug export checkpatch tools selftests demo bench class-cost check stress torture stress-ng study \
 	bisect-check matrix quick recheck \
 	test-host test-vm clean distclean
 
@@ -69,6 +72,16 @@ bench: kernel tools ## benchmarks, O1 by count vs smpnice vs whole-system mode v
 		rc=$$?; [ "$$(readlink $(LATEST) 2>/dev/null)" != "$$before" ] || exit $$rc; \
 		r=$$(readlink -f $(LATEST)); \
 		tools/bench-report.py --plots $$r/bench $$r/bench-*/out-bench-* && rm -rf build/bench && ln -sfn $$r/bench build/bench; \
+		exit $$rc
+
+study: kernel tools ## the placement study: random hog scenarios under every balancing mode against their best static placement (STUDY_SEEDS=1-100 STUDY_MODES= STUDY_DURATION=)
+	@tools/placement-study.py gen --seeds $(STUDY_SEEDS) --out build/study
+	@before=$$(readlink $(LATEST) 2>/dev/null); \
+	$(RUN) --set study --built $(FLAVOUR); \
+		rc=$$?; [ "$$(readlink $(LATEST) 2>/dev/null)" != "$$before" ] || exit $$rc; \
+		r=$$(readlink -f $(LATEST)); \
+		tools/placement-study.py report $$r/study $$(ls -d $$r/study-*/out-study-* 2>/dev/null) && \
+		rm -rf build/study/report && ln -sfn $$r/study build/study/report; \
 		exit $$rc
 
 class-cost: kernel ## perf bench messaging/pipe: the default kernel (class built in, unused) vs o1off, alternating boots

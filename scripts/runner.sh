@@ -185,7 +185,7 @@ mkdir -p "$rdir"
 ln -sfn "$(basename "$rdir")" "$RESULTS/latest"
 {
 	echo "set=${set_name:-} only=$only filter=$filter reuse=$reuse" \
-		"$(env | grep -E '^(DURATION|BENCH_[A-Z]+|DEMO_[A-Z]+)=' | tr '\n' ' ')"
+		"$(env | grep -E '^(DURATION|BENCH_[A-Z]+|DEMO_[A-Z]+|STUDY_[A-Z]+)=' | tr '\n' ' ')"
 	echo "tree=$(git -C "$TREE" log -1 --format='%h %s' 2>/dev/null)"
 	echo "project=$(git -C "$TOP" log -1 --format='%h %s' 2>/dev/null)"
 } >"$rdir/run.txt"

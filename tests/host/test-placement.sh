@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of the placement model and study (tools/placement.py,
+# tools/placement-study.py) without a guest: the best static placement
+# against brute force, 2.6.18's arithmetic on the worked examples, the
+# reduction of a stable imbalance to its reproducer, the scenario draw,
+# the argument checks and a report of a fake study.
+#
+# KTAP output (tests/lib/ktap.sh); exits non-zero if any check failed.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/tests/lib/ktap.sh"
+STUDY=$TOP/tools/placement-study.py
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+ktap_print_header
+
+py() {
+	local desc=$1 code=$2
+	ktap_check "$desc" python3 -c "import sys, importlib.util, itertools, random
+sys.path.insert(0, '$TOP/tools')
+import placement as P
+spec = importlib.util.spec_from_file_location('ps', '$STUDY')
+S = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(S)
+$code"
+}
+
+py "weights: the class's timeslices (nice -20 800 ms, 0 100 ms, 19 5 ms) in nice 0 units" '
+assert [P.o1_weight(n) for n in (-20, 0, 10, 19)] == [8192, 1024, 512, 51]
+assert P.cfs_weight(0) == 1024 and P.cfs_weight(19) == 15'
+py "water-filling: a nice -20 hog beside three nice 0 on 2 CPUs gets one CPU, the rest share one" '
+i = P.waterfill([8192, 1024, 1024, 1024], 2)
+assert i[0] == 1.0 and all(abs(x - 1 / 3) < 1e-12 for x in i[1:]), i'
+py "best static placement = brute force over every placement that leaves no CPU idle (300 cases)" '
+random.seed(7)
+for k in range(300):
+    cpus = random.choice([2, 3, 4]); n = random.randint(1, 7)
+    w = [P.o1_weight(random.choice([-20, -5, 0, 0, 5, 10, 19])) for _ in range(n)]
+    ideal = P.waterfill(w, cpus)
+    bf = min(P.max_rel_err(P.placement_shares(w, pl), ideal)
+             for pl in itertools.product(range(cpus), repeat=n) if len(set(pl)) == min(n, cpus))
+    e, pl, exact = P.best_static(w, cpus)
+    assert exact and abs(bf - e) < 1e-9 and len(set(pl)) == min(n, cpus), (w, cpus, bf, e, pl)'
+py "best static placement: 16 hogs on 8 CPUs solved exactly within the budget" '
+random.seed(3)
+w = [P.o1_weight(random.randint(-20, 19)) for _ in range(16)]
+e, pl, exact = P.best_static(w, 8)
+assert exact and len(set(pl)) == 8 and abs(e - P.max_rel_err(P.placement_shares(w, pl), P.waterfill(w, 8))) < 1e-12'
+py "2.6.18: {0} / {0,10,10} / {0,10} is accepted by the throughput comparison (the issue's worked example)" '
+w = [P.o1_weight(x) for x in (0, 0, 10, 10, 0, 10)]
+d = P.flat_decisions(w, [0, 1, 1, 1, 2, 2], 3)
+assert all(x[2] == 0 for x in d), d
+assert d[0][3] == "small imbalance: throughput not raised by a move", d
+assert P.best_static(w, 3)[0] == 0.0'
+py "2.6.17 by count accepts the article's {0,0} / {19,19}; smpnice makes CPU 1 pull" '
+w = [1024, 1024, 51, 51]
+assert all(x[2] == 0 for x in P.flat_decisions(w, [0, 0, 1, 1], 2, smpnice=False))
+d = P.flat_decisions(w, [0, 0, 1, 1], 2, smpnice=True)
+assert d[1][1] == 0 and d[1][2] > 0, d'
+py "reduction: the worked example is already minimal, and its rule is named" '
+rep, rules = S.reduce([0, 0, 10, 10, 0, 10], [0, 1, 1, 1, 2, 2], 3)
+assert rep == [[0], [0, 10, 10], [0, 10]], rep
+assert rules == ["CPU 0: small imbalance: throughput not raised by a move"], rules'
+py "reduction: by count the article reduces to {0,0} / {19}; smpnice does not accept it" '
+assert S.reduce([0, 0, 19, 19], [0, 0, 1, 1], 2, smpnice=False)[0] == [[0, 0], [19]]
+assert S.reduce([0, 0, 19, 19], [0, 0, 1, 1], 2, smpnice=True) == (None, None)'
+
+ktap_check "gen: a seed always draws the same scenario" bash -c \
+	"'$STUDY' gen --seeds 5-9 --out '$TMP/a' >/dev/null && '$STUDY' gen --seeds 5-9 --out '$TMP/b' >/dev/null &&
+	 cmp -s '$TMP/a/scenarios.tsv' '$TMP/b/scenarios.tsv' && [ \$(grep -vc '^#' '$TMP/a/scenarios.tsv') -eq 5 ]"
+py "gen: 2..16 hogs, nice -20..19, start CPUs inside the topology, over 1000 seeds" '
+for s in range(1, 1001):
+    topo, nice, start = S.draw(s)
+    cpus = S.TOPOLOGIES[topo][0]
+    assert 2 <= len(nice) <= 16 and len(start) == len(nice)
+    assert all(-20 <= x <= 19 for x in nice) and all(0 <= c < cpus for c in start)'
+ktap_expect 2 "--seeds wants A-B" "gen rejects --seeds x" "$STUDY" gen --seeds x --out "$TMP/c"
+ktap_expect 2 "no index.tsv" "report rejects a directory that is not a study's output" \
+	"$STUDY" report "$TMP/r" "$TMP"
+
+# A fake study: one flat 3-CPU scenario (the worked example) that smpnice
+# leaves as it is and CFS fixes.
+python3 - "$TMP/raw/out-study-flat-3" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+os.makedirs(d)
+nice = [0, 0, 10, 10, 0, 10]
+def run(name, weights, end, shares, migr_at):
+    samples = []
+    for k in range(60):
+        t = 0.1 * (k + 1)
+        samples.append({"t": t, "share": shares, "cpu": end, "migr": [1 if t >= migr_at else 0] + [0] * 5})
+    tasks = [{"task": i, "nice": n, "weight": w, "share": s, "ideal": 0.5, "migrations": 0,
+              "end_cpu": c, "duty": 100, "rt_prio": 0} for i, (n, w, s, c) in enumerate(zip(nice, weights, shares, end))]
+    json.dump({"cpus": 3, "duration_s": 6.0, "window_s": 6.0, "tasks": tasks, "samples": samples,
+               "summary": {"max_rel_err": 0.9}}, open(f"{d}/{name}", "w"))
+ow = [1024, 1024, 512, 512, 1024, 512]
+run("1-smpnice.json", ow, [0, 1, 1, 1, 2, 2], [1.0, 0.5, 0.25, 0.25, 0.67, 0.33], 0.5)
+run("1-cfs.json", [1024, 1024, 110, 110, 1024, 110], [0, 1, 2, 0, 2, 1], [0.9] * 3 + [0.1] * 3, 0.5)
+with open(f"{d}/index.tsv", "w") as f:
+    f.write("1\tsmpnice\t0\t1-smpnice.json\n1\tcfs\t0\t1-cfs.json\n1\tcount\t1\t1-count.json\n")
+EOF
+ktap_check "report: a fake study is summarised" \
+	"$STUDY" report --no-plots "$TMP/rep" "$TMP/raw/out-study-flat-3"
+py "report: smpnice's stable imbalance found, reduced and explained; CFS within 5 points; a failed run counted" '
+import json
+d = json.load(open("'"$TMP"'/rep/study.json"))
+m = {s["mode"]: s for s in d["summary"]}
+assert m["smpnice"]["stable_imbalances"] == 1 and m["smpnice"]["within_gap_placement"] == 0.0, m["smpnice"]
+assert m["cfs"]["within_gap_placement"] == 1.0 and m["cfs"]["stable_imbalances"] == 0, m["cfs"]
+x = d["imbalances"][0]
+assert x["seed"] == 1 and x["reproducer"] == [[0], [0, 10, 10], [0, 10]], x
+assert "throughput not raised" in x["rules"][0], x
+assert [r for r in d["runs"] if r["mode"] == "count"][0]["status"] == 1'
+ktap_check "report: the Markdown names the reproducer" \
+	grep -q '{0} / {0,10,10} / {0,10}' "$TMP/rep/study.md"
+
+ktap_done

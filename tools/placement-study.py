@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The placement study: random CPU-hog scenarios, each run in a guest under
+every balancing mode, against the best static placement of their tasks.
+
+Usage:
+  placement-study.py gen [--seeds A-B] [--out DIR]
+      Draw one scenario per seed (random.Random(seed), so a seed always
+      gives the same scenario): a topology (flat 2..8 CPUs, 2 or 4 SMT
+      cores of 2 threads, 2 NUMA nodes of 2 or 4 CPUs), 2..16 CPU hogs with
+      nice levels in -20..19 and a start CPU each. Writes DIR/scenarios.tsv
+      and DIR/input/TOPO.txt (the lines tests/vm/guest/study.sh runs) for
+      the topologies drawn. Default: seeds 1-100, build/study.
+  placement-study.py report [--no-plots] OUTDIR RAWDIR [RAWDIR ...]
+      Read the guests' results (out-study-TOPO/ of scripts/runner.sh) and
+      write OUTDIR/study.json, OUTDIR/study.md and OUTDIR/plots/; print
+      the summary.
+
+What is measured, per scenario and mode (tools/placement.py has the model):
+  err        the largest relative error |share - ideal| / ideal of a task,
+             measured (ideal: the mode's weights water-filled over the CPUs)
+  place err  the error the final placement gives when each CPU is shared
+             exactly by weight: the balancer's part, without the emulated
+             machine's noise
+  best       the least largest error of any static placement of the same
+             tasks, computed exactly on the host
+  gap        place err - best, in percentage points of relative error
+  migr/task/s  migrations per task and second after convergence (the
+             definitions of tools/bench-report.py)
+A stable imbalance: a run of an O(1) mode whose final placement is more
+than 5 points worse than the best and that did not migrate in its last
+second. Each is reduced (tasks and CPUs taken away while 2.6.18's
+arithmetic still accepts the placement and it is still 5 points worse
+than the best placement of what is left) to a minimal reproducer, with
+the rule of o1_calc_imbalance() that accepts it (flat topologies).
+"""
+import importlib.util
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import placement as P  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "bench_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-report.py"))
+BR = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(BR)
+
+# topology name -> (CPUs, scripts/vm-run.sh options)
+TOPOLOGIES = {f"flat-{n}": (n, f"--cpus {n}") for n in range(2, 9)}
+TOPOLOGIES.update({
+    "smt-4": (4, "--cpus 4 --sockets 1 --cores 2 --threads 2"),
+    "smt-8": (8, "--cpus 8 --sockets 1 --cores 4 --threads 2"),
+    "numa-4": (4, "--cpus 4 --numa 2"),
+    "numa-8": (8, "--cpus 8 --numa 2"),
+})
+MODES = ["count", "smpnice", "smpnice2", "cfs"]
+MODE_LABEL = {"count": "O1 by count (2.6.17)", "smpnice": "O1 smpnice (2.6.18)",
+              "smpnice2": "O1 sched_smpnice=2", "cfs": "CFS/EEVDF"}
+GAP = 0.05          # "within 5 points of the best static placement"
+
+
+def usage(msg):
+    print(f"placement-study.py: {msg}\n{__doc__}", file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_seeds(spec):
+    try:
+        a, _, b = spec.partition("-")
+        lo, hi = int(a), int(b or a)
+    except ValueError:
+        usage(f"--seeds wants A-B or N, not '{spec}'")
+    if lo < 0 or hi < lo or hi - lo > 100000:
+        usage(f"--seeds '{spec}': want 0 <= A <= B")
+    return range(lo, hi + 1)
+
+
+def draw(seed):
+    """The scenario of a seed: (topology, nice levels, start CPUs)."""
+    rng = random.Random(seed)
+    kind = rng.choice(["flat", "flat", "smt", "numa"])
+    if kind == "flat":
+        topo = f"flat-{rng.randint(2, 8)}"
+    else:
+        topo = f"{kind}-{rng.choice([4, 8])}"
+    cpus = TOPOLOGIES[topo][0]
+    n = rng.randint(2, 16)
+    nice = [rng.randint(P.NICE_MIN, P.NICE_MAX) for _ in range(n)]
+    start = [rng.randrange(cpus) for _ in range(n)]
+    return topo, nice, start
+
+
+def cmd_gen(args):
+    seeds, out = range(1, 101), "build/study"
+    while args:
+        if args[0] == "--seeds" and len(args) > 1:
+            seeds, args = parse_seeds(args[1]), args[2:]
+        elif args[0] == "--out" and len(args) > 1:
+            out, args = args[1], args[2:]
+        else:
+            usage(f"gen: unknown argument '{args[0]}'")
+    shutil.rmtree(os.path.join(out, "input"), ignore_errors=True)
+    os.makedirs(os.path.join(out, "input"))
+    per = {}
+    with open(os.path.join(out, "scenarios.tsv"), "w") as f:
+        f.write("# seed\ttopology\tcpus\tnice\tstart\n")
+        for s in seeds:
+            topo, nice, start = draw(s)
+            line = f"{s}\t{topo}\t{TOPOLOGIES[topo][0]}\t{','.join(map(str, nice))}\t{','.join(map(str, start))}"
+            f.write(line + "\n")
+            per.setdefault(topo, []).append(f"{s} {','.join(map(str, nice))} {','.join(map(str, start))}")
+    for topo, lines in per.items():
+        with open(os.path.join(out, "input", f"{topo}.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"placement-study: {len(seeds)} seeds ({seeds[0]}-{seeds[-1]}) in {out}/: " +
+          ", ".join(f"{t} {len(v)}" for t, v in sorted(per.items())))
+    return 0
+
+
+# ------------------------------------------------------------ analysis
+
+def weight_fn(mode):
+    return P.cfs_weight if mode == "cfs" else P.o1_weight
+
+
+def read_runs(rawdir):
+    topo = os.path.basename(os.path.normpath(rawdir))
+    if topo.startswith("out-study-"):
+        topo = topo[len("out-study-"):]
+    runs = []
+    index = os.path.join(rawdir, "index.tsv")
+    if not os.path.isfile(index):
+        usage(f"{rawdir} has no index.tsv (not a study.sh output directory)")
+    with open(index) as f:
+        for line in f:
+            w = line.rstrip("\n").split("\t")
+            if len(w) != 4:
+                continue
+            seed, mode, rc, res = w
+            r = {"topo": topo, "cpus": TOPOLOGIES.get(topo, (0,))[0], "seed": int(seed),
+                 "mode": mode, "status": int(rc), "file": res}
+            if r["status"] == 0:
+                try:
+                    with open(os.path.join(rawdir, res)) as g:
+                        r["nb"] = json.load(g)
+                except (OSError, ValueError) as e:
+                    print(f"placement-study.py: {res}: {e}", file=sys.stderr)
+                    r["status"] = -1
+            runs.append(r)
+    return runs
+
+
+def last_move(nb):
+    """Seconds before the end of the run of the last migration (None: none
+    since the release)."""
+    t = BR.settled(nb)
+    end = nb["samples"][-1]["t"] if nb.get("samples") else 0
+    return end - t if t else None
+
+
+def analyse_run(r, best_cache):
+    nb = r["nb"]
+    tasks = nb["tasks"]
+    nice = [t["nice"] for t in tasks]
+    weights = [t["weight"] for t in tasks]
+    cpus = r["cpus"] or nb.get("cpus")
+    ideal = P.waterfill(weights, cpus)
+    key = (tuple(weights), cpus)
+    if key not in best_cache:
+        best_cache[key] = P.best_static(weights, cpus)
+    best, best_pl, exact = best_cache[key]
+    end = [t.get("end_cpu") for t in tasks]
+    place = P.max_rel_err(P.placement_shares(weights, end), ideal)
+    conv, migr = BR.convergence({"samples": nb.get("samples"), "tasks": tasks,
+                                 "window_s": nb.get("window_s"), "duration_s": nb.get("duration_s")})
+    quiet = last_move(nb)
+    r.update(nice=nice, weights=weights, end=end, err=nb["summary"]["max_rel_err"],
+             place_err=place, best=best, best_exact=exact, best_placement=best_pl,
+             gap=place - best, conv_s=conv, migr_rate=migr,
+             quiet_s=quiet if quiet is not None else nb.get("window_s"),
+             stable_imbalance=(r["mode"] != "cfs" and place - best > GAP and
+                               (quiet is None or quiet >= 1.0)))
+    return r
+
+
+def reduce(nice, placement, cpus, smpnice=True):
+    """A minimal reproducer of a stable imbalance under 2.6.18's arithmetic
+    (flat machine): take tasks away (and the CPUs they leave empty) while
+    every CPU's decision stays "balanced" and the placement stays more than
+    GAP worse than the best static placement of what is left. Returns
+    (nice levels by CPU, [the rule that keeps the least loaded CPU from
+    pulling]), or (None, None) if the model does not find the placement
+    stable."""
+    def bad(nc, pl, c):
+        w = [P.o1_weight(x) for x in nc]
+        if len(set(pl)) < 2 and c < 2:
+            return False
+        if any(d[2] for d in P.flat_decisions(w, pl, c, smpnice)):
+            return False
+        ideal = P.waterfill(w, c)
+        return P.max_rel_err(P.placement_shares(w, pl), ideal) - P.best_static(w, c)[0] > GAP
+
+    nc, pl, c = list(nice), list(placement), cpus
+    if not bad(nc, pl, c):
+        return None, None
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(nc)):
+            n2, p2 = nc[:i] + nc[i + 1:], pl[:i] + pl[i + 1:]
+            used = sorted(set(p2))
+            # an emptied CPU goes too: renumber the CPUs left
+            c2 = c - (len(set(pl)) - len(used))
+            ren = {old: k for k, old in enumerate(sorted(set(p2)))}
+            p3 = [ren[x] for x in p2]
+            if c2 >= 2 and n2 and bad(n2, p3, max(c2, len(used))):
+                nc, pl, c, changed = n2, p3, max(c2, len(used)), True
+                break
+    w = [P.o1_weight(x) for x in nc]
+    by_cpu = [[nc[i] for i in range(len(nc)) if pl[i] == k] for k in range(c)]
+    # the rule that keeps the least loaded CPU from pulling
+    load = [sum(P.SCALE if not smpnice else w[i] for i in range(len(nc)) if pl[i] == k)
+            for k in range(c)]
+    this = min(range(c), key=lambda k: load[k])
+    rule = next(d[3] for d in P.flat_decisions(w, pl, c, smpnice) if d[0] == this)
+    return by_cpu, [f"CPU {this}: {rule}"]
+
+
+def pct(a, q):
+    a = sorted(a)
+    if not a:
+        return None
+    k = min(len(a) - 1, max(0, int(round(q * (len(a) - 1)))))
+    return a[k]
+
+
+def summarise(runs):
+    out = []
+    for mode in MODES:
+        rs = [r for r in runs if r["mode"] == mode and r["status"] == 0]
+        if not rs:
+            continue
+        gaps = [r["gap"] for r in rs]
+        meas = [r["err"] - r["best"] for r in rs]
+        migr = [r["migr_rate"] for r in rs if r["migr_rate"] is not None]
+        out.append({
+            "mode": mode, "scenarios": len(rs),
+            "failed": sum(1 for r in runs if r["mode"] == mode and r["status"] != 0),
+            "within_gap_placement": sum(1 for g in gaps if g <= GAP) / len(rs),
+            "within_gap_measured": sum(1 for g in meas if g <= GAP) / len(rs),
+            "gap_median": statistics.median(gaps), "gap_p95": pct(gaps, 0.95), "gap_max": max(gaps),
+            "err_median": statistics.median(r["err"] for r in rs),
+            "migr_mean": statistics.fmean(migr) if migr else None,
+            "migr_p95": pct(migr, 0.95), "migr_max": max(migr) if migr else None,
+            "stable_imbalances": sum(1 for r in rs if r["stable_imbalance"]),
+        })
+    return out
+
+
+def md_table(head, rows):
+    return BR.md_table(head, rows)
+
+
+def f1(x, scale=100.0, d=1):
+    return "-" if x is None else f"{x * scale:.{d}f}"
+
+
+def report_md(seeds, summary, imbalances):
+    out = [f"### Placement study: {len(seeds)} seeds ({min(seeds)}-{max(seeds)})\n\n"]
+    rows = [[MODE_LABEL.get(s["mode"], s["mode"]), str(s["scenarios"]) + (f" ({s['failed']} failed)" if s["failed"] else ""),
+             f1(s["within_gap_placement"], 100, 0) + " %", f1(s["within_gap_measured"], 100, 0) + " %",
+             f1(s["gap_median"]), f1(s["gap_p95"]), f1(s["gap_max"]),
+             f1(s["migr_mean"], 1, 3), f1(s["migr_p95"], 1, 3), str(s["stable_imbalances"])]
+            for s in summary]
+    out.append(md_table(["mode", "scenarios", "placement within 5 pts of best", "measured within 5 pts",
+                         "gap median (pts)", "gap p95", "gap max", "migr/task/s mean", "migr p95",
+                         "stable imbalances"], rows))
+    if imbalances:
+        out.append("\n### Stable imbalances and their minimal reproducers (2.6.18's arithmetic, flat)\n\n")
+        rows = []
+        for x in imbalances:
+            rows.append([str(x["seed"]), x["topo"], x["mode"], f1(x["place_err"]), f1(x["best"]),
+                         " / ".join("{" + ",".join(map(str, c)) + "}" for c in x["by_cpu"]),
+                         (" / ".join("{" + ",".join(map(str, c)) + "}" for c in x["reproducer"])
+                          if x["reproducer"] else "-"),
+                         "; ".join(x["rules"] or ["-"])])
+        out.append(md_table(["seed", "topology", "mode", "place err %", "best %", "final placement (nice by CPU)",
+                             "minimal reproducer", "rule that accepts it"], rows))
+    return "".join(out)
+
+
+def write_plots(outdir, runs):
+    pdir = os.path.join(outdir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    modes = [m for m in MODES if any(r["mode"] == m and r["status"] == 0 for r in runs)]
+    with open(os.path.join(pdir, "gap.dat"), "w") as f:
+        f.write("# rank " + " ".join(modes) + "  (gap to the best static placement, points, sorted)\n")
+        cols = [sorted(100 * r["gap"] for r in runs if r["mode"] == m and r["status"] == 0) for m in modes]
+        for k in range(max(len(c) for c in cols) if cols else 0):
+            f.write(f"{k} " + " ".join(f"{c[k]:.2f}" if k < len(c) else "?" for c in cols) + "\n")
+    with open(os.path.join(pdir, "migr.dat"), "w") as f:
+        f.write("# rank " + " ".join(modes) + "  (migrations per task per s after convergence, sorted)\n")
+        cols = [sorted(r["migr_rate"] for r in runs if r["mode"] == m and r["status"] == 0
+                       and r["migr_rate"] is not None) for m in modes]
+        for k in range(max(len(c) for c in cols) if cols else 0):
+            f.write(f"{k} " + " ".join(f"{c[k]:.4f}" if k < len(c) else "?" for c in cols) + "\n")
+    plots = []
+    for name, dat, ylabel in (("gap", "gap.dat", "final placement error - best static (points)"),
+                              ("migrations", "migr.dat", "migrations per task per s after convergence")):
+        lines = ", ".join(f"'{dat}' using 1:{k + 2} with steps lw 2 title '{MODE_LABEL[m]}'"
+                          for k, m in enumerate(modes))
+        gp = f"""set terminal pngcairo size 900,450
+set output '{name}.png'
+set title 'placement study: {ylabel}, scenarios sorted per mode' noenhanced
+set xlabel 'scenarios (sorted)'
+set ylabel '{ylabel}' noenhanced
+set grid
+set key top left noenhanced
+set datafile missing '?'
+plot {lines}
+"""
+        path = os.path.join(pdir, f"{name}.gp")
+        with open(path, "w") as f:
+            f.write(gp)
+        if shutil.which("gnuplot"):
+            subprocess.run(["gnuplot", os.path.basename(path)], cwd=pdir, check=False,
+                           stderr=subprocess.DEVNULL)
+            if os.path.exists(os.path.join(pdir, f"{name}.png")):
+                plots.append(f"{name}.png")
+    return plots
+
+
+def cmd_report(args):
+    plots = True
+    if args and args[0] == "--no-plots":
+        plots, args = False, args[1:]
+    if len(args) < 2:
+        usage("report: need OUTDIR and at least one raw directory")
+    outdir, dirs = args[0], args[1:]
+    runs = []
+    for d in dirs:
+        runs += read_runs(d)
+    best_cache = {}
+    for r in runs:
+        if r["status"] == 0:
+            analyse_run(r, best_cache)
+    imbalances = []
+    for r in runs:
+        if r["status"] != 0 or not r["stable_imbalance"]:
+            continue
+        cpus = r["cpus"]
+        by_cpu = [[r["nice"][i] for i in range(len(r["nice"])) if r["end"][i] == k] for k in range(cpus)]
+        rep, rules = (None, None)
+        if r["topo"].startswith("flat"):
+            rep, rules = reduce(r["nice"], r["end"], cpus, r["mode"] != "count")
+        imbalances.append({"seed": r["seed"], "topo": r["topo"], "mode": r["mode"],
+                           "place_err": r["place_err"], "best": r["best"], "by_cpu": by_cpu,
+                           "reproducer": rep, "rules": rules})
+    summary = summarise(runs)
+    seeds = sorted({r["seed"] for r in runs})
+    md = report_md(seeds, summary, imbalances)
+    os.makedirs(outdir, exist_ok=True)
+    slim = [{k: v for k, v in r.items() if k != "nb"} for r in runs]
+    with open(os.path.join(outdir, "study.json"), "w") as f:
+        json.dump({"seeds": seeds, "summary": summary, "imbalances": imbalances, "runs": slim}, f, indent=1)
+    with open(os.path.join(outdir, "study.md"), "w") as f:
+        f.write(md)
+    print(md)
+    if plots:
+        made = write_plots(outdir, runs)
+        if made:
+            print(f"# plots: {', '.join(made)} in {os.path.join(outdir, 'plots')}")
+    print(f"# results: {os.path.join(outdir, 'study.json')}, {os.path.join(outdir, 'study.md')}")
+    return 0
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(argv) >= 2 else 2
+    if argv[1] == "gen":
+        return cmd_gen(argv[2:])
+    if argv[1] == "report":
+        return cmd_report(argv[2:])
+    usage(f"unknown command '{argv[1]}'")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
