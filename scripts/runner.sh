@@ -68,7 +68,7 @@ done < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$SCENARIOS" |
 	 awk -F'|' -v OFS='|' '{ for (i = 1; i <= NF; i++) gsub(/^[[:space:]]+|[[:space:]]+$/, "", $i); print }')
 
 # Validate the table: a bad line is an error, whatever is selected.
-all_sets=" host quick check matrix torture torture-kasan stress stress-ng bench demo class-cost "
+all_sets=" host quick check matrix torture torture-kasan stress stress-ng bench demo class-cost study "
 names=" "
 for r in "${rows[@]}"; do
 	IFS='|' read -r name sets fl vm judge retry cmd <<<"$r"
