@@ -44,9 +44,9 @@ import statistics
 import subprocess
 import sys
 
-SCHEDS = ["count", "smpnice", "all", "cfs"]
-SCHED_LABEL = {"count": "O1 by count", "smpnice": "O1 smpnice", "all": "O1 whole-system",
-               "cfs": "CFS/EEVDF"}
+SCHEDS = ["count", "smpnice", "smpnice2", "all", "cfs"]
+SCHED_LABEL = {"count": "O1 by count", "smpnice": "O1 smpnice", "smpnice2": "O1 sched_smpnice=2",
+               "all": "O1 whole-system", "cfs": "CFS/EEVDF"}
 SMOOTH = 10         # samples per convergence window (1 s)
 TOL_REL = 0.10      # convergence tolerance, relative to the steady share
 TOL_ABS = 0.03      # ... but at least this much of a CPU
@@ -565,7 +565,7 @@ def report_md(topos, agg, tgts):
                  fmt(a["lat_mean"], 1, 0), fmt(a["lat_p99"], 1, 0), fmt(a["lat_max"], 1, 0)
                  + (f" [{a['failed']} failed]" if a["failed"] else "")] for a in lat]
         out.append(md_table(["CPUs", "scenario", "scheduler", "mean", "99th percentile", "max"], rows))
-    cost = [a for a in agg if a["sched"] in ("count", "smpnice", "all") and a.get("lb_us_per_s")]
+    cost = [a for a in agg if a["sched"] in ("count", "smpnice", "smpnice2", "all") and a.get("lb_us_per_s")]
     if cost:
         out.append("\n### Cost of balancing (O1 balancer, all CPUs summed)\n\n")
         rows = [[a["label"], a["scenario"], SCHED_LABEL[a["sched"]], fmt(a["lb_calls_per_s"], 1, 0),

@@ -4,7 +4,8 @@
 # scenario x scheduler x repeat of one topology, raw results to /tmp/out
 # (out-bench-TOPO/ in the run's directory). The schedulers: count = SCHED_O1 with
 # sched_smpnice 0 (2.6.17), smpnice = SCHED_O1 with sched_smpnice 1
-# (2.6.18), all = whole-system mode (kernel.sched_o1_all 1, smpnice: the
+# (2.6.18), smpnice2 = SCHED_O1 with sched_smpnice 2 (skipped on a kernel
+# without it), all = whole-system mode (kernel.sched_o1_all 1, smpnice: the
 # same plain SCHED_NORMAL tasks as cfs, all of the guest's tasks in the
 # O(1) class), cfs = SCHED_NORMAL (CFS/EEVDF, kernel.sched_o1_all 0).
 #
@@ -51,7 +52,7 @@ set -uo pipefail
 FAIR_SCENARIOS="article mixed minus20 odd sleepers rt"
 TPUT_SCENARIOS="messaging pipe hackbench make build"
 LAT_SCENARIOS="latency latency-batch"
-ALL_SCHEDS="count smpnice all cfs"
+ALL_SCHEDS="count smpnice smpnice2 all cfs"
 
 scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4 check_only=0
 out=${SMPNICE_OUT:-/tmp/out}
@@ -74,7 +75,7 @@ for s in $scenarios; do
 	[[ " $FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS " == *" $s "* ]] || die "unknown scenario '$s' (try --list)"
 done
 for s in $scheds; do
-	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (count, smpnice, all, cfs)"
+	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (count, smpnice, smpnice2, all, cfs)"
 done
 [ "$check_only" -eq 0 ] || exit 0
 
@@ -169,12 +170,13 @@ set_sched() {
 	case $1 in
 	count) echo 0 >"$SMPNICE" ;;
 	smpnice|all) echo 1 >"$SMPNICE" ;;
+	smpnice2) echo 2 >"$SMPNICE" ;;
 	esac
 }
 
 # The policy nicebench gives its hogs: plain SCHED_NORMAL but for the
 # opt-in class.
-hog_policy() { case $1 in count|smpnice) echo o1 ;; *) echo normal ;; esac; }
+hog_policy() { case $1 in count|smpnice|smpnice2) echo o1 ;; *) echo normal ;; esac; }
 
 # run_latency SCENARIO SCHED RESULT: cyclictest beside nice 0 and nice 19
 # hogs
@@ -250,9 +252,16 @@ run_one() {
 if [ "$have_o1" -eq 0 ]; then
 	echo "bench.sh: no /proc/sys/kernel/sched_smpnice: only CFS is measured"
 	scheds=cfs
-elif [ "$have_all" -eq 0 ] && [[ " $scheds " == *" all "* ]]; then
-	echo "bench.sh: no $ALL: no whole-system runs"
-	scheds=${scheds//all/}
+else
+	if [ "$have_all" -eq 0 ] && [[ " $scheds " == *" all "* ]]; then
+		echo "bench.sh: no $ALL: no whole-system runs"
+		scheds=${scheds//all/}
+	fi
+	if [[ " $scheds " == *" smpnice2 "* ]] && ! echo 2 >"$SMPNICE" 2>/dev/null; then
+		echo "bench.sh: this kernel has no sched_smpnice=2: no smpnice2 runs"
+		scheds=${scheds//smpnice2/}
+	fi
+	echo 1 >"$SMPNICE"
 fi
 if [[ " $scenarios " == *" build "* ]] && [ ! -f "$BUILD_SRC/Makefile" ]; then
 	echo "bench.sh: no $BUILD_SRC (BENCH_BUILD_SRC=): no build runs"

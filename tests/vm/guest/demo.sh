@@ -12,12 +12,20 @@ args=(--nice 0,0,19,19 --start 0,0,1,1 --release 200 --duration "$duration")
 all=/proc/sys/kernel/sched_o1_all
 rc=0
 
-# The O1 runs under count (2.6.17) and smpnice (2.6.18) balancing.
+# The O1 runs under count (2.6.17), smpnice (2.6.18) and, where the
+# kernel has it, sched_smpnice=2 balancing.
 o1_modes() { # POLICY WHAT
 	local mode label
-	for mode in 0 1; do
-		echo "$mode" >/proc/sys/kernel/sched_smpnice
-		label=$([ "$mode" = 0 ] && echo "by count (2.6.17)" || echo "smpnice (2.6.18)")
+	for mode in 0 1 2; do
+		if ! echo "$mode" >/proc/sys/kernel/sched_smpnice 2>/dev/null; then
+			echo "== no sched_smpnice=$mode in this kernel"
+			continue
+		fi
+		case $mode in
+		0) label="by count (2.6.17)" ;;
+		1) label="smpnice (2.6.18)" ;;
+		2) label="sched_smpnice=2" ;;
+		esac
 		echo "== $2, balancing $label"
 		nicebench "${args[@]}" --policy "$1" --json /tmp/out/o1-smpnice$mode.json || rc=1
 	done
