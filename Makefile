@@ -79,7 +79,7 @@ bench: kernel tools ## benchmarks, O1 by count vs smpnice vs whole-system mode v
 study: kernel tools ## the placement study: random hog scenarios under every balancing mode against their best static placement (STUDY_SEEDS=1-100 STUDY_MODES= STUDY_DURATION=)
 	@tools/placement-study.py gen --seeds $(STUDY_SEEDS) --out build/study
 	@before=$$(readlink $(LATEST) 2>/dev/null); \
-	$(RUN) --set study --built $(FLAVOUR); \
+	$(RUN) --only $$(ls build/study/input | sed 's/^/study-/; s/\.txt$$//' | paste -sd,) --built $(FLAVOUR); \
 		rc=$$?; [ "$$(readlink $(LATEST) 2>/dev/null)" != "$$before" ] || exit $$rc; \
 		r=$$(readlink -f $(LATEST)); \
 		tools/placement-study.py report $$r/study $$(ls -d $$r/study-*/out-study-* 2>/dev/null) && \

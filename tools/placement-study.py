@@ -345,6 +345,9 @@ def cmd_report(args):
     outdir, dirs = args[0], args[1:]
     runs = []
     for d in dirs:
+        if os.path.isdir(d) and not os.path.isfile(os.path.join(d, "index.tsv")) and len(dirs) > 1:
+            print(f"# {d}: no index.tsv (no scenario of this topology), left out")
+            continue
         runs += read_runs(d)
     best_cache = {}
     for r in runs:
