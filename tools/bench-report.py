@@ -661,9 +661,15 @@ set grid
 set key top left noenhanced
 plot {", ".join(plots_migr)}
 """)
+    return run_gnuplot(pdir, {f"plot{k}": gp for k, gp in enumerate(scripts)})
+
+
+def run_gnuplot(pdir, scripts):
+    """Write each gnuplot script (name -> text) to pdir/NAME.gp and, with
+    gnuplot installed, run it there; return the PNG files made."""
     made = []
-    for k, gp in enumerate(scripts):
-        path = os.path.join(pdir, f"plot{k}.gp")
+    for name, gp in scripts.items():
+        path = os.path.join(pdir, f"{name}.gp")
         with open(path, "w") as f:
             f.write(gp)
         if shutil.which("gnuplot"):

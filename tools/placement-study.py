@@ -40,7 +40,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -310,12 +309,12 @@ def write_plots(outdir, runs):
                        and r["migr_rate"] is not None) for m in modes]
         for k in range(max(len(c) for c in cols) if cols else 0):
             f.write(f"{k} " + " ".join(f"{c[k]:.4f}" if k < len(c) else "?" for c in cols) + "\n")
-    plots = []
+    scripts = {}
     for name, dat, ylabel in (("gap", "gap.dat", "final placement error - best static (points)"),
                               ("migrations", "migr.dat", "migrations per task per s after convergence")):
         lines = ", ".join(f"'{dat}' using 1:{k + 2} with steps lw 2 title '{MODE_LABEL[m]}'"
                           for k, m in enumerate(modes))
-        gp = f"""set terminal pngcairo size 900,450
+        scripts[name] = f"""set terminal pngcairo size 900,450
 set output '{name}.png'
 set title 'placement study: {ylabel}, scenarios sorted per mode' noenhanced
 set xlabel 'scenarios (sorted)'
@@ -325,15 +324,7 @@ set key top left noenhanced
 set datafile missing '?'
 plot {lines}
 """
-        path = os.path.join(pdir, f"{name}.gp")
-        with open(path, "w") as f:
-            f.write(gp)
-        if shutil.which("gnuplot"):
-            subprocess.run(["gnuplot", os.path.basename(path)], cwd=pdir, check=False,
-                           stderr=subprocess.DEVNULL)
-            if os.path.exists(os.path.join(pdir, f"{name}.png")):
-                plots.append(f"{name}.png")
-    return plots
+    return BR.run_gnuplot(pdir, scripts)
 
 
 def cmd_report(args):
