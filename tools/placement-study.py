@@ -319,6 +319,7 @@ set output '{name}.png'
 set title 'placement study: {ylabel}, scenarios sorted per mode' noenhanced
 set xlabel 'scenarios (sorted)'
 set ylabel '{ylabel}' noenhanced
+{"set yrange [0:100]  # count mode's gaps run to hundreds of points" if name == "gap" else ""}
 set grid
 set key top left noenhanced
 set datafile missing '?'
