@@ -188,7 +188,7 @@ def analyse_run(r, best_cache):
     return r
 
 
-def reduce(nice, placement, cpus, smpnice=True):
+def reduce(nice, placement, cpus, smpnice=True, exact=False):
     """A minimal reproducer of a stable imbalance under 2.6.18's arithmetic
     (flat machine): take tasks away (and the CPUs they leave empty) while
     every CPU's decision stays "balanced" and the placement stays more than
@@ -200,7 +200,10 @@ def reduce(nice, placement, cpus, smpnice=True):
         w = [P.o1_weight(x) for x in nc]
         if len(set(pl)) < 2 and c < 2:
             return False
-        if any(d[2] for d in P.flat_decisions(w, pl, c, smpnice)):
+        if exact:
+            if P.flat_exact_moves(w, pl, c):
+                return False
+        elif any(d[2] for d in P.flat_decisions(w, pl, c, smpnice)):
             return False
         ideal = P.waterfill(w, c)
         return P.max_rel_err(P.placement_shares(w, pl), ideal) - P.best_static(w, c)[0] > GAP
@@ -223,6 +226,8 @@ def reduce(nice, placement, cpus, smpnice=True):
                 break
     w = [P.o1_weight(x) for x in nc]
     by_cpu = [[nc[i] for i in range(len(nc)) if pl[i] == k] for k in range(c)]
+    if exact:
+        return by_cpu, ["sched_smpnice=2: no single task narrows a gap; the best placement needs a swap"]
     # the rule that keeps the least loaded CPU from pulling
     load = [sum(P.SCALE if not smpnice else w[i] for i in range(len(nc)) if pl[i] == k)
             for k in range(c)]
@@ -281,7 +286,8 @@ def report_md(seeds, summary, imbalances):
                          "gap median (pts)", "gap p95", "gap max", "migr/task/s mean", "migr p95",
                          "stable imbalances"], rows))
     if imbalances:
-        out.append("\n### Stable imbalances and their minimal reproducers (2.6.18's arithmetic, flat)\n\n")
+        out.append("\n### Stable imbalances and their minimal reproducers (flat: 2.6.17/18's arithmetic, "
+                   "or sched_smpnice=2's rule)\n\n")
         rows = []
         for x in imbalances:
             rows.append([str(x["seed"]), x["topo"], x["mode"], f1(x["place_err"]), f1(x["best"]),
@@ -353,7 +359,8 @@ def cmd_report(args):
         by_cpu = [[r["nice"][i] for i in range(len(r["nice"])) if r["end"][i] == k] for k in range(cpus)]
         rep, rules = (None, None)
         if r["topo"].startswith("flat"):
-            rep, rules = reduce(r["nice"], r["end"], cpus, r["mode"] != "count")
+            rep, rules = reduce(r["nice"], r["end"], cpus, r["mode"] != "count",
+                                r["mode"] == "smpnice2")
         imbalances.append({"seed": r["seed"], "topo": r["topo"], "mode": r["mode"],
                            "place_err": r["place_err"], "best": r["best"], "by_cpu": by_cpu,
                            "reproducer": rep, "rules": rules})

@@ -265,3 +265,27 @@ def flat_decisions(weights, placement, cpus, smpnice=True):
                                    load[busiest], avg, smpnice=smpnice)
         out.append((this, busiest, imb, rule))
     return out
+
+
+def flat_exact_moves(weights, placement, cpus):
+    """sched_smpnice=2 on a flat machine, loads steady: the moves it would
+    make, (task, from CPU, to CPU) for every task whose move narrows the
+    gap between its CPU and a lighter one (w < L_from - L_to, with equal
+    capacities), leaving out CPUs that run one task heavier than the
+    load per CPU when there are more tasks than CPUs. Empty: stable."""
+    load = [0] * cpus
+    nr = [0] * cpus
+    for w, c in zip(weights, placement):
+        load[c] += w
+        nr[c] += 1
+    level = sum(load) / cpus if len(weights) > cpus else float("inf")
+    out_ = {c for c in range(cpus) if nr[c] == 1 and load[c] > level}
+    moves = []
+    for i, (w, c) in enumerate(zip(weights, placement)):
+        if c in out_:
+            continue
+        for t in range(cpus):
+            if t != c and t not in out_ and 0 < w < load[c] - load[t]:
+                moves.append((i, c, t))
+    return moves
+
