@@ -63,7 +63,7 @@ demo: deps kernel tools ## set up everything and show the article's case (2 CPUs
 	@$(RUN) --set demo --built $(FLAVOUR)
 	@tools/demo-report.py $(LATEST)/demo/out-demo "O1 by count (2.6.17)=$(LATEST)/demo/out-demo/o1-smpnice0.json" \
 		"O1 smpnice (2.6.18)=$(LATEST)/demo/out-demo/o1-smpnice1.json" \
-		$$([ -f $(LATEST)/demo/out-demo/o1-smpnice2.json ] && echo "O1 sched_smpnice=2=$(LATEST)/demo/out-demo/o1-smpnice2.json") \
+		$$([ -f $(LATEST)/demo/out-demo/o1-smpnice2.json ] && echo "O1 mode 2 (sched_smpnice 2)=$(LATEST)/demo/out-demo/o1-smpnice2.json") \
 		"CFS/EEVDF=$(LATEST)/demo/out-demo/cfs.json"
 	@rm -rf build/demo && ln -sfn $$(readlink -f $(LATEST))/demo/out-demo build/demo
 
