@@ -41,7 +41,8 @@
 #             per CPU waking every 10 ms, beside N nice 0 and N nice 19
 #             hogs; the wake-up latency in us (mean, 99th percentile, max)
 #   latency-batch  the same with SCHED_BATCH threads, which 2.6.17's
-#             estimator gives no bonus: the class without its estimator
+#             estimator gives no bonus (the hogs, penalised 5 levels,
+#             still rank below them)
 #
 # /tmp/out/index.tsv gets one line per run:
 #   kind scenario sched rep status wall_ns result-file balance-file
