@@ -227,7 +227,7 @@ def reduce(nice, placement, cpus, smpnice=True, exact=False):
     w = [P.o1_weight(x) for x in nc]
     by_cpu = [[nc[i] for i in range(len(nc)) if pl[i] == k] for k in range(c)]
     if exact:
-        return by_cpu, ["sched_smpnice=2: no single task narrows a gap; the best placement needs a swap"]
+        return by_cpu, ["sched_smpnice=2: neither a move nor a swap of two tasks narrows a gap"]
     # the rule that keeps the least loaded CPU from pulling
     load = [sum(P.SCALE if not smpnice else w[i] for i in range(len(nc)) if pl[i] == k)
             for k in range(c)]
