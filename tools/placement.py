@@ -270,11 +270,15 @@ def flat_decisions(weights, placement, cpus, smpnice=True):
 def flat_exact_moves(weights, placement, cpus):
     """sched_smpnice=2 on a flat machine, loads steady: the moves it would
     make, (task, from CPU, to CPU) for every task whose move narrows the
-    gap between its CPU and a lighter one (w < L_from - L_to, with equal
-    capacities), leaving out CPUs that run one task heavier than the
-    load per CPU when there are more tasks than CPUs. Between two CPUs
-    where no single task fits, the swaps: (task, from, to, task back) for
-    every pair with 0 < w - w_back < L_from - L_to. Empty: stable."""
+    gap between its CPU and a lighter one enough (2 (L_from - L_to - w) >=
+    the weight of nice 19, with equal capacities: o1_move_miss()), leaving
+    out CPUs that run one task heavier than the load per CPU when there are
+    more tasks than CPUs. Between two CPUs where no single task fits, the
+    swaps: (task, from, to, task back) for every pair whose difference
+    w - w_back > 0 fits so. Empty: stable."""
+    def fits(w, gap):
+        return 0 < w and 2 * (gap - w) >= o1_weight(19)
+
     load = [0] * cpus
     nr = [0] * cpus
     for w, c in zip(weights, placement):
@@ -287,17 +291,17 @@ def flat_exact_moves(weights, placement, cpus):
         if c in out_:
             continue
         for t in range(cpus):
-            if t != c and t not in out_ and 0 < w < load[c] - load[t]:
+            if t != c and t not in out_ and fits(w, load[c] - load[t]):
                 moves.append((i, c, t))
     single = {(c, t) for _, c, t in moves}
     swaps = []
     for i, (w, c) in enumerate(zip(weights, placement)):
         for j, (v, t) in enumerate(zip(weights, placement)):
             if (c in out_ or t in out_ or t == c or (c, t) in single or
-                    not 0 < w - v < load[c] - load[t]):
+                    not fits(w - v, load[c] - load[t])):
                 continue
             # a single move from c to t fits nowhere on that pair: swap
-            if not any(0 < weights[k] < load[c] - load[t]
+            if not any(fits(weights[k], load[c] - load[t])
                        for k in range(len(weights)) if placement[k] == c):
                 swaps.append((i, c, t, j))
     return moves + swaps

@@ -60,14 +60,17 @@ w = [1024, 1024, 51, 51]
 assert all(x[2] == 0 for x in P.flat_decisions(w, [0, 0, 1, 1], 2, smpnice=False))
 d = P.flat_decisions(w, [0, 0, 1, 1], 2, smpnice=True)
 assert d[1][1] == 0 and d[1][2] > 0, d'
-py "sched_smpnice=2's rule: a nice 10 task leaves {0,10,10}; {-18,-11} / {-4,7,5,-8} swaps -11 for -4 or -8" '
+py "sched_smpnice=2's rule: a nice 10 task leaves {0,10,10}; {-18,-11} / {-4,7,5,-8} swaps -11 for -4 or -8; no move for a hair" '
 w = [P.o1_weight(x) for x in (0, 0, 10, 10, 0, 10)]
 assert P.flat_exact_moves(w, [0, 1, 1, 1, 2, 2], 3) == [(2, 1, 0), (3, 1, 0)]
 w = [P.o1_weight(x) for x in (-18, -11, -4, 7, 5, -8)]
 assert P.flat_exact_moves(w, [0, 0, 1, 1, 1, 1], 2) == [(1, 0, 1, 2), (1, 0, 1, 5)]
 assert S.reduce([-18, -11, -4, 7, 5, -8], [0, 0, 1, 1, 1, 1], 2, exact=True) == (None, None)
 w = [P.o1_weight(x) for x in (0, 0, 0)]
-assert P.flat_exact_moves(w, [0, 0, 1], 2) == []'
+assert P.flat_exact_moves(w, [0, 0, 1], 2) == []
+# {7,5,-4,-11} / {-8,-18}: the one swap that narrows the gap (-8 for -4) narrows it by 2
+w = [P.o1_weight(x) for x in (7, 5, -4, -8, -11, -18)]
+assert P.flat_exact_moves(w, [0, 0, 0, 1, 0, 1], 2) == []'
 py "reduction: the worked example is already minimal, and its rule is named" '
 rep, rules = S.reduce([0, 0, 10, 10, 0, 10], [0, 1, 1, 1, 2, 2], 3)
 assert rep == [[0], [0, 10, 10], [0, 10]], rep
