@@ -163,6 +163,22 @@ def last_move(nb):
     return end - t if t else None
 
 
+def tail_migrations(nb, span=2.0):
+    """Migrations per task per second in the last @span seconds of the
+    window (0 if the samples do not reach that far back), and the placement
+    error at the start of that tail (None then)."""
+    s = nb.get("samples") or []
+    if not s or "migr" not in s[0]:
+        return 0.0, None
+    end = s[-1]["t"]
+    before = [q for q in s if q["t"] <= end - span]
+    if not before or end - before[-1]["t"] <= 0:
+        return 0.0, None
+    a = before[-1]
+    rate = (sum(s[-1]["migr"]) - sum(a["migr"])) / len(a["migr"]) / (end - a["t"])
+    return rate, a["cpu"]
+
+
 def analyse_run(r, best_cache):
     nb = r["nb"]
     tasks = nb["tasks"]
@@ -179,7 +195,10 @@ def analyse_run(r, best_cache):
     conv, migr = BR.convergence({"samples": nb.get("samples"), "tasks": tasks,
                                  "window_s": nb.get("window_s"), "duration_s": nb.get("duration_s")})
     quiet = last_move(nb)
-    r.update(nice=nice, weights=weights, end=end, err=nb["summary"]["max_rel_err"],
+    tail, tail_cpu = tail_migrations(nb)
+    tail_err = (P.max_rel_err(P.placement_shares(weights, tail_cpu), ideal)
+                if tail and tail_cpu else None)
+    r.update(tail_migr_rate=tail, tail_err_before=tail_err,nice=nice, weights=weights, end=end, err=nb["summary"]["max_rel_err"],
              place_err=place, best=best, best_exact=exact, best_placement=best_pl,
              gap=place - best, conv_s=conv, migr_rate=migr,
              quiet_s=quiet if quiet is not None else nb.get("window_s"),
@@ -263,6 +282,14 @@ def summarise(runs):
             "migr_mean": statistics.fmean(migr) if migr else None,
             "migr_p95": pct(migr, 0.95), "migr_max": max(migr) if migr else None,
             "stable_imbalances": sum(1 for r in rs if r["stable_imbalance"]),
+            # the last 2 s: the rate, the runs that move there, and of
+            # those whether the placement error fell, stayed or rose
+            "tail_migr_mean": statistics.fmean(r.get("tail_migr_rate") or 0 for r in rs),
+            "tail_moving": sum(1 for r in rs if r.get("tail_migr_rate")),
+            "tail_better": sum(1 for r in rs if r.get("tail_err_before") is not None and
+                               r["place_err"] < r["tail_err_before"] - 1e-9),
+            "tail_worse": sum(1 for r in rs if r.get("tail_err_before") is not None and
+                              r["place_err"] > r["tail_err_before"] + 1e-9),
         })
     return out
 
@@ -280,11 +307,14 @@ def report_md(seeds, summary, imbalances):
     rows = [[MODE_LABEL.get(s["mode"], s["mode"]), str(s["scenarios"]) + (f" ({s['failed']} failed)" if s["failed"] else ""),
              f1(s["within_gap_placement"], 100, 0) + " %", f1(s["within_gap_measured"], 100, 0) + " %",
              f1(s["gap_median"]), f1(s["gap_p95"]), f1(s["gap_max"]),
-             f1(s["migr_mean"], 1, 3), f1(s["migr_p95"], 1, 3), str(s["stable_imbalances"])]
+             f1(s["migr_mean"], 1, 3), f1(s["migr_p95"], 1, 3), str(s["stable_imbalances"]),
+             f1(s.get("tail_migr_mean"), 1, 4),
+             f"{s.get('tail_moving', 0)} ({s.get('tail_better', 0)} better, {s.get('tail_worse', 0)} worse)"]
             for s in summary]
     out.append(md_table(["mode", "scenarios", "placement within 5 pts of best", "measured within 5 pts",
                          "gap median (pts)", "gap p95", "gap max", "migr/task/s mean", "migr p95",
-                         "stable imbalances"], rows))
+                         "stable imbalances", "migr/task/s last 2 s",
+                         "runs moving there (placement error after)"], rows))
     if imbalances:
         out.append("\n### Stable imbalances and their minimal reproducers (flat: 2.6.17/18's arithmetic, "
                    "or sched_smpnice=2's rule)\n\n")

@@ -71,6 +71,12 @@ assert P.flat_exact_moves(w, [0, 0, 1], 2) == []
 # {7,5,-4,-11} / {-8,-18}: the one swap that narrows the gap (-8 for -4) narrows it by 2
 w = [P.o1_weight(x) for x in (7, 5, -4, -8, -11, -18)]
 assert P.flat_exact_moves(w, [0, 0, 0, 1, 0, 1], 2) == []'
+py "the study counts migrations in the last 2 s of a window" '
+nb = {"samples": [{"t": 0.0, "migr": [0, 0], "cpu": [0, 0]}, {"t": 2.0, "migr": [1, 0], "cpu": [1, 0]},
+                  {"t": 4.0, "migr": [2, 1], "cpu": [0, 1]}]}
+rate, cpu = S.tail_migrations(nb)
+assert rate == 0.5 and cpu == [1, 0], (rate, cpu)
+assert S.tail_migrations({"samples": []}) == (0.0, None)'
 py "reduction: the worked example is already minimal, and its rule is named" '
 rep, rules = S.reduce([0, 0, 10, 10, 0, 10], [0, 1, 1, 1, 2, 2], 3)
 assert rep == [[0], [0, 10, 10], [0, 10]], rep
