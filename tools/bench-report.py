@@ -20,9 +20,14 @@ Definitions (also in Documentation/results.md):
               twice the standard deviation of the task's 1 s windows in the
               second half (timeslices of 100 ms make 1 s windows differ by
               a slice even when nothing moves)
-  migr/task/s hog-counted migrations after convergence (the second half if
-              the run never converged), per task and second
-  placement   the error the final placement would give if every CPU split
+  migr/task/s migrations after convergence (the second half if the run
+              never converged), per task and second: the kernel's
+              se.nr_migrations, sampled with each share (the hog's own
+              count on a kernel without /proc/PID/sched; a hog sees a move
+              only when it next runs, which for an O1 task pulled in its
+              expired array can be seconds after the balancer moved it)
+  placement   the error the final placement (the queue each task is on at
+              the end, as the kernel sees it) would give if every CPU split
               its time exactly by the scheduler's weights (the balancer's
               part of the error, without the CPU-local distortions of an
               emulated machine whose vCPUs the host preempts)
@@ -236,12 +241,37 @@ def static_reachable(tasks, cpus, tol=0.10):
     return dfs(cpus, counts, counts)
 
 
+def kernel_view(run):
+    """Whether the run has the kernel's view of every sample (kcpu, kmigr)
+    and every task's kernel migration count."""
+    samples = run.get("samples") or []
+    return bool(samples) and all("kmigr" in s and "kcpu" in s for s in samples) and \
+        all(t.get("nr_migrations_kernel") is not None for t in run.get("tasks") or [])
+
+
+def sample_migr(s, kernel):
+    """Per-task migrations since the window start at sample @s."""
+    return s["kmigr"] if kernel else s.get("migr", [])
+
+
+def sample_cpu(s, kernel):
+    """Per-task CPU at sample @s: the queue (kernel view) or where it last ran."""
+    return s["kcpu"] if kernel else s["cpu"]
+
+
+def task_end_cpu(t):
+    """The CPU a task ended on: its queue's, if the kernel's view was read."""
+    k = t.get("kernel_end_cpu")
+    return k if k is not None else t.get("end_cpu")
+
+
 def settled(run):
     """Seconds from the release to the last sample in which some task had
     migrated since the one before (0.0 if none did)."""
     last, prev = 0.0, 0
+    kernel = kernel_view(run)
     for s in run.get("samples") or []:
-        total = sum(s.get("migr", []))
+        total = sum(sample_migr(s, kernel))
         if total > prev:
             last = s["t"]
         prev = total
@@ -253,7 +283,7 @@ def placement_error(tasks):
     when each CPU is shared exactly by weight."""
     by_cpu = {}
     for i, t in enumerate(tasks):
-        by_cpu.setdefault(t.get("end_cpu"), []).append(i)
+        by_cpu.setdefault(task_end_cpu(t), []).append(i)
     err = 0.0
     for idx in by_cpu.values():
         members = [tasks[i] for i in idx]
@@ -270,7 +300,8 @@ def convergence(run):
     tasks = run["tasks"]
     n = len(tasks)
     window = run.get("window_s") or run.get("duration_s")
-    total_migr = sum(t["migrations"] for t in tasks)
+    kernel = kernel_view(run)
+    total_migr = sum(t["nr_migrations_kernel" if kernel else "migrations"] for t in tasks)
     if len(samples) < 2 * SMOOTH:
         return None, total_migr / n / window if window else None
     m = len(samples)
@@ -294,7 +325,8 @@ def convergence(run):
     else:
         start_idx = first          # window `first` starts after sample first-1
         t_conv = samples[start_idx - 1]["t"] if start_idx > 0 else 0.0
-    migr_at = sum(samples[start_idx - 1]["migr"]) if start_idx > 0 and "migr" in samples[0] else 0
+    migr_at = sum(sample_migr(samples[start_idx - 1], kernel)) if start_idx > 0 and \
+        ("migr" in samples[0] or kernel) else 0
     t_from = samples[start_idx - 1]["t"] if start_idx > 0 else 0.0
     span = window - t_from
     migr_rate = (total_migr - migr_at) / n / span if span > 0 else None
@@ -349,7 +381,8 @@ def analyse(topo_dirs):
                         nb = json.load(f)
                     r["tasks"] = [{k: t.get(k) for k in ("nice", "weight", "share", "ideal",
                                                           "migrations", "duty", "rt_prio", "start_cpu",
-                                                          "end_cpu")}
+                                                          "end_cpu", "kernel_end_cpu",
+                                                          "nr_migrations_kernel")}
                                   for t in nb["tasks"]]
                     for t in r["tasks"]:
                         t["duty"] = t["duty"] or 100
@@ -362,6 +395,7 @@ def analyse(topo_dirs):
                     r["placement_err"] = placement_error(r["tasks"])
                     r["window_s"] = nb.get("window_s")
                     r["samples"] = nb.get("samples", [])
+                    r["kernel_view"] = kernel_view(nb)
                 elif r["kind"] == "lat":
                     r["lat_mean"], r["lat_p99"], r["lat_max"] = lat_values(path)
                 else:
@@ -671,7 +705,7 @@ plot {cols}
                     f.write("# t share[task]... total_migrations\n")
                     for s in r["samples"]:
                         f.write(f"{s['t']:.3f} " + " ".join(f"{100 * x:.2f}" for x in s["share"]) +
-                                f" {sum(s.get('migr', [0]))}\n")
+                                f" {sum(sample_migr(s, r.get('kernel_view')) or [0])}\n")
                 label = SCHED_LABEL.get(a["sched"], a["sched"])
                 plots_share.append((label, fn, nt, r["tasks"]))
                 plots_migr.append(f"'{fn}' using 1:{nt + 2} with steps lw 2 title '{label}'")

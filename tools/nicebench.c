@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -92,6 +93,7 @@ struct task {
 	long migr[2];		/* hog-counted migrations at start/end */
 	long kmigr[2];		/* se.nr_migrations at start/end, -1 unknown */
 	int end_cpu;
+	int kend_cpu;		/* the kernel's task_cpu() at the end, -1 unknown */
 	double share;
 };
 
@@ -100,6 +102,14 @@ struct sample {
 	double *share;		/* per task share over the interval */
 	int *cpu;		/* per task current CPU */
 	long *migr;		/* per task migrations since the window start */
+	/*
+	 * The kernel's view: the CPU whose queue holds the task and
+	 * se.nr_migrations since the window start (NULL: not known). The
+	 * hog sees a move only when it next runs, which for an O1 task
+	 * pulled in its expired array can be seconds later.
+	 */
+	int *kcpu;
+	long *kmigr;
 };
 
 static struct {
@@ -138,6 +148,7 @@ static cpu_set_t allowed;
 
 static struct sample *samples;
 static int nsamples, samples_cap;
+static int64_t kernel_read_ns;	/* time spent reading the kernel's view */
 
 static volatile sig_atomic_t got_signal;
 
@@ -708,6 +719,32 @@ static long kernel_migrations(pid_t pid)
 	return val;
 }
 
+/* The CPU whose queue holds @pid (field 39 of /proc/PID/stat), -1 unknown. */
+static int kernel_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field, cpu = -1;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': fields follow the last ')'. */
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 39; field++)
+		p = strchr(p + 1, ' ');
+	if (p && sscanf(p + 1, "%d", &cpu) != 1)
+		cpu = -1;
+	return cpu;
+}
+
 /*
  * Read every task's CPU clock; the wall time returned is the midpoint of
  * the reads. Returns -1 (message printed) if a task vanished.
@@ -768,7 +805,7 @@ static int snapshot(int k, int64_t *wall)
 static int take_sample(int64_t start, int64_t *prev_wall, int64_t *prev_ns)
 {
 	struct sample *s = &samples[nsamples];
-	int64_t ns[MAX_TASKS], wall;
+	int64_t ns[MAX_TASKS], wall, t0;
 	double dt;
 	int i;
 
@@ -783,6 +820,22 @@ static int take_sample(int64_t start, int64_t *prev_wall, int64_t *prev_ns)
 					     __ATOMIC_RELAXED) - tasks[i].migr[0];
 		prev_ns[i] = ns[i];
 	}
+	/* After the clocks, so that the shares' interval is not stretched. */
+	t0 = now_ns();
+	for (i = 0; i < opt.ntasks && s->kmigr; i++) {
+		long km = tasks[i].kmigr[0] >= 0 ? kernel_migrations(tasks[i].pid) : -1;
+
+		s->kcpu[i] = kernel_cpu(tasks[i].pid);
+		if (km < 0 || s->kcpu[i] < 0) {
+			free(s->kcpu);
+			free(s->kmigr);
+			s->kcpu = NULL;
+			s->kmigr = NULL;
+			break;
+		}
+		s->kmigr[i] = km - tasks[i].kmigr[0];
+	}
+	kernel_read_ns += now_ns() - t0;
 	*prev_wall = wall;
 	nsamples++;
 	return 0;
@@ -800,7 +853,10 @@ static int alloc_samples(int n)
 		samples[i].share = calloc(opt.ntasks, sizeof(double));
 		samples[i].cpu = calloc(opt.ntasks, sizeof(int));
 		samples[i].migr = calloc(opt.ntasks, sizeof(long));
-		if (!samples[i].share || !samples[i].cpu || !samples[i].migr)
+		samples[i].kcpu = calloc(opt.ntasks, sizeof(int));
+		samples[i].kmigr = calloc(opt.ntasks, sizeof(long));
+		if (!samples[i].share || !samples[i].cpu || !samples[i].migr ||
+		    !samples[i].kcpu || !samples[i].kmigr)
 			return -1;
 	}
 	return 0;
@@ -816,6 +872,8 @@ static void free_samples(void)
 		free(samples[i].share);
 		free(samples[i].cpu);
 		free(samples[i].migr);
+		free(samples[i].kcpu);
+		free(samples[i].kmigr);
 	}
 	free(samples);
 }
@@ -934,8 +992,10 @@ static double run(void)
 	if (sleep_until(deadline) || check_alive() || snapshot(1, &t_end))
 		die_with_children();
 
-	for (i = 0; i < opt.ntasks; i++)
+	for (i = 0; i < opt.ntasks; i++) {
 		tasks[i].end_cpu = __atomic_load_n(&slots[i].cpu, __ATOMIC_RELAXED);
+		tasks[i].kend_cpu = kernel_cpu(tasks[i].pid);
+	}
 
 	kill_children();
 	munmap(slots, slots_size);
@@ -1071,6 +1131,10 @@ static void write_json(FILE *f, double window, const struct summary *s)
 				t->kmigr[1] - t->kmigr[0]);
 		else
 			fprintf(f, "\"nr_migrations_kernel\": null, ");
+		if (t->kend_cpu >= 0)
+			fprintf(f, "\"kernel_end_cpu\": %d, ", t->kend_cpu);
+		else
+			fprintf(f, "\"kernel_end_cpu\": null, ");
 		fprintf(f, "\"end_cpu\": %d, \"policy\": \"%s\", \"duty\": %d, "
 			"\"rt_prio\": %d}", t->end_cpu, task_policy(t), t->duty,
 			t->rt_prio);
@@ -1084,6 +1148,8 @@ static void write_json(FILE *f, double window, const struct summary *s)
 		fprintf(f, "\"ratio_nice0_nice19\": null, \"ideal_ratio_nice0_nice19\": null}");
 
 	if (opt.interval_ms) {
+		fprintf(f, ",\n\"kernel_read_us\": %.1f", nsamples ?
+			(double)kernel_read_ns / nsamples / 1000.0 : 0.0);
 		fprintf(f, ",\n\"samples\": [");
 		for (k = 0; k < nsamples; k++) {
 			fprintf(f, "%s\n  {\"t\": %.4f, \"share\": [", k ? "," : "",
@@ -1097,6 +1163,16 @@ static void write_json(FILE *f, double window, const struct summary *s)
 			fprintf(f, "], \"migr\": [");
 			for (i = 0; i < opt.ntasks; i++)
 				fprintf(f, "%s%ld", i ? ", " : "", samples[k].migr[i]);
+			if (samples[k].kmigr) {
+				fprintf(f, "], \"kcpu\": [");
+				for (i = 0; i < opt.ntasks; i++)
+					fprintf(f, "%s%d", i ? ", " : "",
+						samples[k].kcpu[i]);
+				fprintf(f, "], \"kmigr\": [");
+				for (i = 0; i < opt.ntasks; i++)
+					fprintf(f, "%s%ld", i ? ", " : "",
+						samples[k].kmigr[i]);
+			}
 			fprintf(f, "]}");
 		}
 		fprintf(f, "\n]");

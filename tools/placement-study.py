@@ -19,14 +19,17 @@ Usage:
 What is measured, per scenario and mode (tools/placement.py has the model):
   err        the largest relative error |share - ideal| / ideal of a task,
              measured (ideal: the mode's weights water-filled over the CPUs)
-  place err  the error the final placement gives when each CPU is shared
+  place err  the error the final placement (the queue each task is on at
+             the end, as the kernel sees it) gives when each CPU is shared
              exactly by weight: the balancer's part, without the emulated
              machine's noise
   best       the least largest error of any static placement of the same
              tasks, computed exactly on the host
   gap        place err - best, in percentage points of relative error
   migr/task/s  migrations per task and second after convergence (the
-             definitions of tools/bench-report.py)
+             definitions of tools/bench-report.py: the kernel's count,
+             se.nr_migrations, sampled with the shares; a hog sees a pull
+             only when it next runs, seconds later for an expired O1 task)
 A stable imbalance: a run of an O(1) mode whose final placement is more
 than 5 points worse than the best and that did not migrate in its last
 second. Each is reduced (tasks and CPUs taken away while 2.6.18's
@@ -168,15 +171,17 @@ def tail_migrations(nb, span=2.0):
     window (0 if the samples do not reach that far back), and the placement
     error at the start of that tail (None then)."""
     s = nb.get("samples") or []
-    if not s or "migr" not in s[0]:
+    kernel = BR.kernel_view(nb)
+    if not s or ("migr" not in s[0] and not kernel):
         return 0.0, None
     end = s[-1]["t"]
     before = [q for q in s if q["t"] <= end - span]
     if not before or end - before[-1]["t"] <= 0:
         return 0.0, None
     a = before[-1]
-    rate = (sum(s[-1]["migr"]) - sum(a["migr"])) / len(a["migr"]) / (end - a["t"])
-    return rate, a["cpu"]
+    m0, m1 = BR.sample_migr(a, kernel), BR.sample_migr(s[-1], kernel)
+    rate = (sum(m1) - sum(m0)) / len(m0) / (end - a["t"])
+    return rate, BR.sample_cpu(a, kernel)
 
 
 def analyse_run(r, best_cache):
@@ -190,7 +195,7 @@ def analyse_run(r, best_cache):
     if key not in best_cache:
         best_cache[key] = P.best_static(weights, cpus)
     best, best_pl, exact = best_cache[key]
-    end = [t.get("end_cpu") for t in tasks]
+    end = [BR.task_end_cpu(t) for t in tasks]
     place = P.max_rel_err(P.placement_shares(weights, end), ideal)
     conv, migr = BR.convergence({"samples": nb.get("samples"), "tasks": tasks,
                                  "window_s": nb.get("window_s"), "duration_s": nb.get("duration_s")})

@@ -77,6 +77,25 @@ nb = {"samples": [{"t": 0.0, "migr": [0, 0], "cpu": [0, 0]}, {"t": 2.0, "migr": 
 rate, cpu = S.tail_migrations(nb)
 assert rate == 0.5 and cpu == [1, 0], (rate, cpu)
 assert S.tail_migrations({"samples": []}) == (0.0, None)'
+py "the kernel's view: a pull seen by the hog seconds later counts when the kernel made it" '
+BR = S.BR
+smp = []
+for k in range(40):
+    t = 0.1 * (k + 1)
+    # the balancer moves task 1 at 0.3 s; the hog runs there and sees it at 2.5 s
+    smp.append({"t": t, "share": [0.5, 0.5], "cpu": [0, 1 if t >= 2.5 else 0],
+                "migr": [0, 1 if t >= 2.5 else 0], "kcpu": [0, 1 if t >= 0.3 else 0],
+                "kmigr": [0, 1 if t >= 0.3 else 0]})
+tasks = [{"migrations": 0, "nr_migrations_kernel": 0, "end_cpu": 0, "kernel_end_cpu": 0},
+         {"migrations": 1, "nr_migrations_kernel": 1, "end_cpu": 0, "kernel_end_cpu": 1}]
+run = {"samples": smp, "tasks": tasks, "window_s": 4.0}
+assert BR.kernel_view(run) and abs(BR.settled(run) - 0.3) < 1e-9, BR.settled(run)
+assert S.tail_migrations(run) == (0.0, [0, 1]), S.tail_migrations(run)
+assert [BR.task_end_cpu(t) for t in tasks] == [0, 1]
+hog = {"samples": [{k: v for k, v in q.items() if k not in ("kcpu", "kmigr")} for q in smp],
+       "tasks": tasks, "window_s": 4.0}
+assert not BR.kernel_view(hog) and abs(BR.settled(hog) - 2.5) < 1e-9
+assert S.tail_migrations(hog)[0] > 0'
 py "reduction: the worked example is already minimal, and its rule is named" '
 rep, rules = S.reduce([0, 0, 10, 10, 0, 10], [0, 1, 1, 1, 2, 2], 3)
 assert rep == [[0], [0, 10, 10], [0, 10]], rep
