@@ -29,7 +29,9 @@ What is measured, per scenario and mode (tools/placement.py has the model):
   migr/task/s  migrations per task and second after convergence (the
              definitions of tools/bench-report.py: the kernel's count,
              se.nr_migrations, sampled with the shares; a hog sees a pull
-             only when it next runs, seconds later for an expired O1 task)
+             only when it next runs, seconds later for an expired O1 task);
+             the summary pairs it with 2.6.18's on the same seed (more /
+             same / less), since a few runs carry the mean
 A stable imbalance: a run of an O(1) mode whose final placement is more
 than 5 points worse than the best and that did not migrate in its last
 second. Each is reduced (tasks and CPUs taken away while 2.6.18's
@@ -268,6 +270,28 @@ def pct(a, q):
     return a[k]
 
 
+def paired(runs, mode, ref="smpnice"):
+    """Seeds where @mode migrates more / as much / less after convergence
+    than @ref on the same scenario (None for @ref itself). The means of a
+    few hundred runs are carried by a few of them; the pairs say how
+    often one mode moves more than the other."""
+    if mode == ref:
+        return None
+    by = {(r["seed"], r["mode"]): r.get("migr_rate") for r in runs if r["status"] == 0}
+    more = same = fewer = 0
+    for (seed, m), v in by.items():
+        w = by.get((seed, ref))
+        if m != mode or v is None or w is None:
+            continue
+        if v > w + 1e-9:
+            more += 1
+        elif v < w - 1e-9:
+            fewer += 1
+        else:
+            same += 1
+    return {"more": more, "same": same, "fewer": fewer}
+
+
 def summarise(runs):
     out = []
     for mode in MODES:
@@ -286,6 +310,7 @@ def summarise(runs):
             "err_median": statistics.median(r["err"] for r in rs),
             "migr_mean": statistics.fmean(migr) if migr else None,
             "migr_p95": pct(migr, 0.95), "migr_max": max(migr) if migr else None,
+            "migr_vs_smpnice": paired(runs, mode),
             "stable_imbalances": sum(1 for r in rs if r["stable_imbalance"]),
             # the last 2 s: the rate, the runs that move there, and of
             # those whether the placement error fell, stayed or rose
@@ -312,12 +337,15 @@ def report_md(seeds, summary, imbalances):
     rows = [[MODE_LABEL.get(s["mode"], s["mode"]), str(s["scenarios"]) + (f" ({s['failed']} failed)" if s["failed"] else ""),
              f1(s["within_gap_placement"], 100, 0) + " %", f1(s["within_gap_measured"], 100, 0) + " %",
              f1(s["gap_median"]), f1(s["gap_p95"]), f1(s["gap_max"]),
-             f1(s["migr_mean"], 1, 3), f1(s["migr_p95"], 1, 3), str(s["stable_imbalances"]),
+             f1(s["migr_mean"], 1, 3), f1(s["migr_p95"], 1, 3),
+             ("{more} / {same} / {fewer}".format(**s["migr_vs_smpnice"]) if s.get("migr_vs_smpnice") else "-"),
+             str(s["stable_imbalances"]),
              f1(s.get("tail_migr_mean"), 1, 4),
              f"{s.get('tail_moving', 0)} ({s.get('tail_better', 0)} better, {s.get('tail_worse', 0)} worse)"]
             for s in summary]
     out.append(md_table(["mode", "scenarios", "placement within 5 pts of best", "measured within 5 pts",
                          "gap median (pts)", "gap p95", "gap max", "migr/task/s mean", "migr p95",
+                         "seeds migrating more / same / less than 2.6.18",
                          "stable imbalances", "migr/task/s last 2 s",
                          "runs moving there (placement error after)"], rows))
     if imbalances:

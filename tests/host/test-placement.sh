@@ -96,6 +96,16 @@ hog = {"samples": [{k: v for k, v in q.items() if k not in ("kcpu", "kmigr")} fo
        "tasks": tasks, "window_s": 4.0}
 assert not BR.kernel_view(hog) and abs(BR.settled(hog) - 2.5) < 1e-9
 assert S.tail_migrations(hog)[0] > 0'
+py "the study pairs each mode's migrations with 2.6.18's on the same seed" '
+runs = [{"seed": 1, "mode": "smpnice", "status": 0, "migr_rate": 0.1},
+        {"seed": 1, "mode": "smpnice2", "status": 0, "migr_rate": 0.2},
+        {"seed": 2, "mode": "smpnice", "status": 0, "migr_rate": 0.0},
+        {"seed": 2, "mode": "smpnice2", "status": 0, "migr_rate": 0.0},
+        {"seed": 3, "mode": "smpnice", "status": 0, "migr_rate": 0.3},
+        {"seed": 3, "mode": "smpnice2", "status": 0, "migr_rate": 0.1},
+        {"seed": 4, "mode": "smpnice2", "status": 0, "migr_rate": 0.5}]
+assert S.paired(runs, "smpnice2") == {"more": 1, "same": 1, "fewer": 1}, S.paired(runs, "smpnice2")
+assert S.paired(runs, "smpnice") is None'
 py "reduction: the worked example is already minimal, and its rule is named" '
 rep, rules = S.reduce([0, 0, 10, 10, 0, 10], [0, 1, 1, 1, 2, 2], 3)
 assert rep == [[0], [0, 10, 10], [0, 10]], rep
