@@ -323,8 +323,13 @@ def convergence(run):
     if first is None:
         t_conv, start_idx = None, m // 2
     else:
-        start_idx = first          # window `first` starts after sample first-1
-        t_conv = samples[start_idx - 1]["t"] if start_idx > 0 else 0.0
+        # Window `first` starts after sample first-1. Settling is seen at
+        # the first sample at the earliest: the moves made before it (the
+        # balancer spreading the hogs in the first 100 ms) are the settling
+        # itself, not moves after it, even if the shares of that first
+        # sample are already steady.
+        start_idx = max(first, 1)
+        t_conv = samples[start_idx - 1]["t"]
     migr_at = sum(sample_migr(samples[start_idx - 1], kernel)) if start_idx > 0 and \
         ("migr" in samples[0] or kernel) else 0
     t_from = samples[start_idx - 1]["t"] if start_idx > 0 else 0.0

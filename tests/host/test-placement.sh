@@ -96,6 +96,15 @@ hog = {"samples": [{k: v for k, v in q.items() if k not in ("kcpu", "kmigr")} fo
        "tasks": tasks, "window_s": 4.0}
 assert not BR.kernel_view(hog) and abs(BR.settled(hog) - 2.5) < 1e-9
 assert S.tail_migrations(hog)[0] > 0'
+py "moves made before the first sample are settling, not migrations after it" '
+BR = S.BR
+# 7 moves in the first 100 ms, shares steady from there, one move at 3.0 s
+smp = [{"t": 0.1 * (k + 1), "share": [0.5, 0.5], "cpu": [0, 1], "kcpu": [0, 1],
+        "migr": [7, 1 if k >= 29 else 0], "kmigr": [7, 1 if k >= 29 else 0]} for k in range(40)]
+tasks = [{"migrations": 7, "nr_migrations_kernel": 7, "end_cpu": 0, "kernel_end_cpu": 0},
+         {"migrations": 1, "nr_migrations_kernel": 1, "end_cpu": 1, "kernel_end_cpu": 1}]
+conv, rate = BR.convergence({"samples": smp, "tasks": tasks, "window_s": 4.0})
+assert abs(conv - 0.1) < 1e-9 and abs(rate - 1 / 2 / 3.9) < 1e-9, (conv, rate)'
 py "the study pairs each mode's migrations with 2.6.18's on the same seed" '
 runs = [{"seed": 1, "mode": "smpnice", "status": 0, "migr_rate": 0.1},
         {"seed": 1, "mode": "smpnice2", "status": 0, "migr_rate": 0.2},
