@@ -186,6 +186,34 @@ def tail_migrations(nb, span=2.0):
     return rate, BR.sample_cpu(a, kernel)
 
 
+def migr_effect(nb, weights, ideal, conv):
+    """The migrations after convergence (counted from the sample that
+    BR.convergence() counts from) per task per second, split by their effect
+    on the placement error: (lowered by more than half a point, not). Moves
+    between two samples are judged together, on the kernel's placements.
+    (None, None) without the kernel's view or with too few samples."""
+    samples = nb.get("samples") or []
+    tasks = nb.get("tasks") or []
+    if len(samples) < 2 * BR.SMOOTH or not BR.kernel_view({"samples": samples, "tasks": tasks}):
+        return None, None
+    t_from = conv if conv is not None else samples[len(samples) // 2 - 1]["t"]
+    span = (nb.get("window_s") or nb.get("duration_s")) - t_from
+    if span <= 0:
+        return None, None
+    lowered = other = 0
+    for a, b in zip(samples, samples[1:]):
+        moves = sum(b["kmigr"]) - sum(a["kmigr"])
+        if b["t"] <= t_from + 1e-9 or moves <= 0:
+            continue
+        before = P.max_rel_err(P.placement_shares(weights, a["kcpu"]), ideal)
+        after = P.max_rel_err(P.placement_shares(weights, b["kcpu"]), ideal)
+        if after < before - 0.005:
+            lowered += moves
+        else:
+            other += moves
+    return lowered / len(tasks) / span, other / len(tasks) / span
+
+
 def analyse_run(r, best_cache):
     nb = r["nb"]
     tasks = nb["tasks"]
@@ -201,6 +229,7 @@ def analyse_run(r, best_cache):
     place = P.max_rel_err(P.placement_shares(weights, end), ideal)
     conv, migr = BR.convergence({"samples": nb.get("samples"), "tasks": tasks,
                                  "window_s": nb.get("window_s"), "duration_s": nb.get("duration_s")})
+    migr_lowered, migr_other = migr_effect(nb, weights, ideal, conv)
     quiet = last_move(nb)
     tail, tail_cpu = tail_migrations(nb)
     tail_err = (P.max_rel_err(P.placement_shares(weights, tail_cpu), ideal)
@@ -208,6 +237,7 @@ def analyse_run(r, best_cache):
     r.update(tail_migr_rate=tail, tail_err_before=tail_err,nice=nice, weights=weights, end=end, err=nb["summary"]["max_rel_err"],
              place_err=place, best=best, best_exact=exact, best_placement=best_pl,
              gap=place - best, conv_s=conv, migr_rate=migr,
+             migr_lowered=migr_lowered, migr_other=migr_other,
              quiet_s=quiet if quiet is not None else nb.get("window_s"),
              stable_imbalance=(r["mode"] != "cfs" and place - best > GAP and
                                (quiet is None or quiet >= 1.0)))
@@ -292,6 +322,11 @@ def paired(runs, mode, ref="smpnice"):
     return {"more": more, "same": same, "fewer": fewer}
 
 
+def mean_of(rs, key):
+    vals = [r[key] for r in rs if r.get(key) is not None]
+    return statistics.fmean(vals) if vals else None
+
+
 def summarise(runs):
     out = []
     for mode in MODES:
@@ -311,6 +346,10 @@ def summarise(runs):
             "migr_mean": statistics.fmean(migr) if migr else None,
             "migr_p95": pct(migr, 0.95), "migr_max": max(migr) if migr else None,
             "migr_vs_smpnice": paired(runs, mode),
+            # of the migrations after convergence, those that did not lower
+            # the placement error (a balancer still converging lowers it)
+            "migr_other_mean": mean_of(rs, "migr_other"),
+            "migr_lowered_mean": mean_of(rs, "migr_lowered"),
             "stable_imbalances": sum(1 for r in rs if r["stable_imbalance"]),
             # the last 2 s: the rate, the runs that move there, and of
             # those whether the placement error fell, stayed or rose
@@ -338,6 +377,7 @@ def report_md(seeds, summary, imbalances):
              f1(s["within_gap_placement"], 100, 0) + " %", f1(s["within_gap_measured"], 100, 0) + " %",
              f1(s["gap_median"]), f1(s["gap_p95"]), f1(s["gap_max"]),
              f1(s["migr_mean"], 1, 3), f1(s["migr_p95"], 1, 3),
+             f1(s.get("migr_other_mean"), 1, 4),
              ("{more} / {same} / {fewer}".format(**s["migr_vs_smpnice"]) if s.get("migr_vs_smpnice") else "-"),
              str(s["stable_imbalances"]),
              f1(s.get("tail_migr_mean"), 1, 4),
@@ -345,6 +385,7 @@ def report_md(seeds, summary, imbalances):
             for s in summary]
     out.append(md_table(["mode", "scenarios", "placement within 5 pts of best", "measured within 5 pts",
                          "gap median (pts)", "gap p95", "gap max", "migr/task/s mean", "migr p95",
+                         "of which not lowering the placement error",
                          "seeds migrating more / same / less than 2.6.18",
                          "stable imbalances", "migr/task/s last 2 s",
                          "runs moving there (placement error after)"], rows))
