@@ -35,7 +35,9 @@ Definitions (also in Documentation/results.md):
               the release), from the 100 ms samples
   balancer    lb_count and lb_time_ns summed over the CPUs, domains and idle
               types of /sys/kernel/debug/sched/o1_balance, per second of
-              the run's wall time and per call
+              the run's wall time and per call; lb_locked (run queue pairs
+              locked) per call, the part of the cost that does not depend
+              on how the host schedules the vCPUs
   latency     cyclictest's wake-up latency of SCHED_OTHER threads beside
               nice 0 and nice 19 hogs: the mean over the threads of their
               mean, the 99th percentile of all wake-ups, the largest one
@@ -376,6 +378,7 @@ def analyse(topo_dirs):
                     r["lb_count"] = bal.get("lb_count")
                     r["lb_time_ns"] = bal.get("lb_time_ns")
                     r["lb_moved"] = bal.get("lb_moved")
+                    r["lb_locked"] = bal.get("lb_locked")
             if r["status"] != 0:
                 r["failed"] = True
                 runs.append(r)
@@ -414,6 +417,8 @@ def analyse(topo_dirs):
                     r["lb_us_per_s"] = r["lb_time_ns"] / 1e3 / r["wall_s"]
                     r["lb_us_per_call"] = (r["lb_time_ns"] / 1e3 / r["lb_count"]
                                            if r["lb_count"] else None)
+                if r.get("lb_locked") is not None and r["lb_count"]:
+                    r["lb_locked_per_call"] = r["lb_locked"] / r["lb_count"]
             runs.append(r)
     return topos, runs
 
@@ -430,7 +435,7 @@ def aggregate(topos, runs):
         ok = [r for r in rs if not r.get("failed")]
         a = {"topo": topo, "label": rs[0]["label"], "cpus": rs[0]["cpus"], "kind": kind,
              "scenario": scen, "sched": sched, "runs": len(rs), "failed": len(rs) - len(ok)}
-        keys = ["lb_calls_per_s", "lb_us_per_s", "lb_us_per_call"]
+        keys = ["lb_calls_per_s", "lb_us_per_s", "lb_us_per_call", "lb_locked_per_call"]
         keys += {"fair": ["max_err", "mean_err", "placement_err", "ratio", "conv_s", "settled_s",
                           "migr_rate"],
                  "lat": ["lat_mean", "lat_p99", "lat_max"]}.get(kind, ["value"])
@@ -649,9 +654,10 @@ def report_md(topos, agg, tgts):
         out.append("\n### Cost of balancing (O1 balancer, all CPUs summed)\n\n")
         rows = [[a["label"], a["scenario"], SCHED_LABEL[a["sched"]], fmt(a["lb_calls_per_s"], 1, 0),
                  fmt(a["lb_us_per_s"], 1, 0), fmt(a["lb_us_per_call"], 1, 2),
-                 fmt(a["lb_us_per_s"], 1e-4 / max(a["cpus"], 1), 3)] for a in cost]
+                 fmt(a["lb_us_per_s"], 1e-4 / max(a["cpus"], 1), 3),
+                 fmt(a.get("lb_locked_per_call"), 1, 2)] for a in cost]
         out.append(md_table(["CPUs", "workload", "scheduler", "calls/s", "us per s", "us per call",
-                             "% of each CPU"], rows))
+                             "% of each CPU", "pairs locked per call"], rows))
     if tgts:
         out.append("\n### Targets\n\n")
         rows = [[x["target"], x["value"],

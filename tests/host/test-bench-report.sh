@@ -50,6 +50,7 @@ def nb(name, nices, weights, ideals, shares, conv_at, migr_total):
                "samples": samples}, open(f"{d}/{name}", "w"))
 HEAD12 = ("# cpu level name type lb_count lb_imbalanced lb_moved lb_failed lb_all_pinned lb_active lb_moved_weight lb_time_ns\n"
           "# cpu level name placed active_moved fork_placed exec_placed wake_affine wake_balance kicks\n")
+HEAD13 = HEAD12.replace("lb_time_ns\n", "lb_time_ns lb_locked\n", 1)
 HEAD10 = "# cpu level name type lb_count lb_imbalanced lb_moved lb_failed lb_all_pinned lb_active\n"
 for rep in (1, 2, 3):
     ow = [1024, 1024, 51, 51]
@@ -69,6 +70,14 @@ for rep in (1, 2, 3):
             if rep == 3 and sched == "count":
                 # the format without lb_time_ns: counts only
                 open(f"{d}/{bal}", "w").write(HEAD10 + "0 1 MC busy 10 0 0 0 0 0\n1 1 MC idle 10 1 1 0 0 0\n")
+            elif sched == "smpnice2":
+                # with lb_locked: 40 calls that locked 50 pairs
+                open(f"{d}/{bal}", "w").write(HEAD13 +
+                    "0 1 MC busy 30 0 0 0 0 0 0 3000000 45\n"
+                    "0 1 MC idle 0 0 0 0 0 0 0 0 0\n"
+                    "0 1 MC newidle 10 2 1 1 0 0 1024 1000000 5\n"
+                    "0 1 MC placed 0 1 2 3 4 5\n"
+                    "1 1 MC busy 0 0 0 0 0 0 0 0 0\n")
             else:
                 open(f"{d}/{bal}", "w").write(HEAD12 +
                     "0 1 MC busy 30 0 0 0 0 0 0 3000000\n"
@@ -132,6 +141,9 @@ a = S[("article", "smpnice")]
 assert round(a["lb_calls_per_s"]["median"], 6) == 10.0, a["lb_calls_per_s"]
 assert round(a["lb_us_per_s"]["median"], 6) == 1000.0, a["lb_us_per_s"]
 assert round(a["lb_us_per_call"]["median"], 6) == 100.0, a["lb_us_per_call"]'
+py "balancer cost: 50 run queue pairs locked in 40 calls = 1.25 a call; none read without the column" '
+assert round(S[("article", "smpnice2")]["lb_locked_per_call"]["median"], 6) == 1.25, S[("article", "smpnice2")]
+assert S[("article", "smpnice")]["lb_locked_per_call"] is None'
 py "balancer cost: a kernel without lb_time_ns gives calls but no time" '
 runs = [r for r in d["runs"] if r["scenario"] == "article" and r["sched"] == "count"]
 old = [r for r in runs if r["rep"] == 3][0]
