@@ -322,6 +322,25 @@ def paired(runs, mode, ref="smpnice"):
     return {"more": more, "same": same, "fewer": fewer}
 
 
+def by_ref_outcome(runs, mode, ref="smpnice"):
+    """Mean migrations after convergence of @mode over the seeds where
+    @ref ends within GAP of the best placement, and over those where it
+    does not: a mode that mends what @ref leaves must move there, where
+    @ref moves nothing, so the means over all seeds mix two questions.
+    Returns {"good": (n, mean), "off": (n, mean)}; None without @ref."""
+    ref_gap = {r["seed"]: r["gap"] for r in runs
+               if r["mode"] == ref and r["status"] == 0}
+    if not ref_gap:
+        return None
+    out = {}
+    for key, good in (("good", True), ("off", False)):
+        v = [r["migr_rate"] or 0.0 for r in runs
+             if r["mode"] == mode and r["status"] == 0 and r["seed"] in ref_gap
+             and (ref_gap[r["seed"]] <= GAP) == good]
+        out[key] = (len(v), statistics.fmean(v) if v else None)
+    return out
+
+
 def mean_of(rs, key):
     vals = [r[key] for r in rs if r.get(key) is not None]
     return statistics.fmean(vals) if vals else None
@@ -346,6 +365,7 @@ def summarise(runs):
             "migr_mean": statistics.fmean(migr) if migr else None,
             "migr_p95": pct(migr, 0.95), "migr_max": max(migr) if migr else None,
             "migr_vs_smpnice": paired(runs, mode),
+            "migr_by_smpnice": by_ref_outcome(runs, mode),
             # of the migrations after convergence, those that did not lower
             # the placement error (a balancer still converging lowers it)
             "migr_other_mean": mean_of(rs, "migr_other"),
@@ -389,6 +409,15 @@ def report_md(seeds, summary, imbalances):
                          "seeds migrating more / same / less than 2.6.18",
                          "stable imbalances", "migr/task/s last 2 s",
                          "runs moving there (placement error after)"], rows))
+    rows = [[MODE_LABEL.get(s["mode"], s["mode"])] +
+            [f"{f1(s['migr_by_smpnice'][k][1], 1, 4)} ({s['migr_by_smpnice'][k][0]})"
+             for k in ("good", "off")]
+            for s in summary if s.get("migr_by_smpnice")]
+    if rows:
+        out.append("\nMigrations per task per s after convergence, by 2.6.18's outcome on the same seed "
+                   "(scenarios in brackets):\n\n")
+        out.append(md_table(["mode", "where 2.6.18 ends within 5 pts of the best",
+                             "where it does not"], rows))
     if imbalances:
         out.append("\n### Stable imbalances and their minimal reproducers (flat: 2.6.17/18's arithmetic, "
                    "or sched_smpnice=2's rule)\n\n")
