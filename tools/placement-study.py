@@ -334,8 +334,9 @@ def by_ref_outcome(runs, mode, ref="smpnice"):
         return None
     out = {}
     for key, good in (("good", True), ("off", False)):
-        v = [r["migr_rate"] or 0.0 for r in runs
+        v = [r["migr_rate"] for r in runs
              if r["mode"] == mode and r["status"] == 0 and r["seed"] in ref_gap
+             and r["migr_rate"] is not None  # as migr_mean: not converged
              and (ref_gap[r["seed"]] <= GAP) == good]
         out[key] = (len(v), statistics.fmean(v) if v else None)
     return out

@@ -144,7 +144,7 @@ runs = [{"seed": 1, "mode": "smpnice", "status": 0, "migr_rate": 0.1, "gap": 0.0
         {"seed": 3, "mode": "smpnice2", "status": 0, "migr_rate": None, "gap": 0.0},
         {"seed": 4, "mode": "smpnice2", "status": 0, "migr_rate": 0.5, "gap": 0.0}]
 r = S.by_ref_outcome(runs, "smpnice2")
-assert r == {"good": (2, 0.1), "off": (1, 0.4)}, r
+assert r == {"good": (1, 0.2), "off": (1, 0.4)}, r
 assert S.by_ref_outcome([x for x in runs if x["mode"] != "smpnice"], "smpnice2") is None'
 py "reduction: the worked example is already minimal, and its rule is named" '
 rep, rules = S.reduce([0, 0, 10, 10, 0, 10], [0, 1, 1, 1, 2, 2], 3)
