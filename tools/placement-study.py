@@ -32,6 +32,12 @@ What is measured, per scenario and mode (tools/placement.py has the model):
              only when it next runs, seconds later for an expired O1 task);
              the summary pairs it with 2.6.18's on the same seed (more /
              same / less), since a few runs carry the mean
+  after the placement settles  the same from the later of convergence
+             and the last sample whose placement error set a new low (by
+             more than half a point): the shares converge within the
+             emulation's noise while a balancer may still be mending the
+             placement; moves that set no new low (a move and its undoing,
+             a move for nothing) count as after settling
 A stable imbalance: a run of an O(1) mode whose final placement is more
 than 5 points worse than the best and that did not migrate in its last
 second. Each is reduced (tasks and CPUs taken away while 2.6.18's
@@ -214,6 +220,33 @@ def migr_effect(nb, weights, ideal, conv):
     return lowered / len(tasks) / span, other / len(tasks) / span
 
 
+def migr_after_placement(nb, weights, ideal, conv):
+    """Migrations per task per second after the placement settles: from the
+    later of convergence (the shares, BR.convergence()) and the last sample
+    whose placement error (on the kernel's placements) set a new low by
+    more than half a point. A balancer still mending a placement whose
+    shares already look steady under the emulation's noise is settling,
+    not ping-ponging; a move and its undoing set no new low, so both count.
+    None without the kernel's view or with too few samples."""
+    samples = nb.get("samples") or []
+    tasks = nb.get("tasks") or []
+    if len(samples) < 2 * BR.SMOOTH or not BR.kernel_view({"samples": samples, "tasks": tasks}):
+        return None
+    t_from = conv if conv is not None else samples[len(samples) // 2 - 1]["t"]
+    low = None
+    for s in samples:
+        e = P.max_rel_err(P.placement_shares(weights, s["kcpu"]), ideal)
+        if low is None or e < low - 0.005:
+            low = e
+            t_from = max(t_from, s["t"])
+    span = (nb.get("window_s") or nb.get("duration_s")) - t_from
+    if span <= 0:
+        return None
+    at = [s for s in samples if s["t"] <= t_from + 1e-9]
+    moves = sum(t["nr_migrations_kernel"] for t in tasks) - (sum(at[-1]["kmigr"]) if at else 0)
+    return moves / len(tasks) / span
+
+
 def analyse_run(r, best_cache):
     nb = r["nb"]
     tasks = nb["tasks"]
@@ -230,6 +263,7 @@ def analyse_run(r, best_cache):
     conv, migr = BR.convergence({"samples": nb.get("samples"), "tasks": tasks,
                                  "window_s": nb.get("window_s"), "duration_s": nb.get("duration_s")})
     migr_lowered, migr_other = migr_effect(nb, weights, ideal, conv)
+    migr_placed = migr_after_placement(nb, weights, ideal, conv)
     quiet = last_move(nb)
     tail, tail_cpu = tail_migrations(nb)
     tail_err = (P.max_rel_err(P.placement_shares(weights, tail_cpu), ideal)
@@ -237,7 +271,7 @@ def analyse_run(r, best_cache):
     r.update(tail_migr_rate=tail, tail_err_before=tail_err,nice=nice, weights=weights, end=end, err=nb["summary"]["max_rel_err"],
              place_err=place, best=best, best_exact=exact, best_placement=best_pl,
              gap=place - best, conv_s=conv, migr_rate=migr,
-             migr_lowered=migr_lowered, migr_other=migr_other,
+             migr_lowered=migr_lowered, migr_other=migr_other, migr_placed=migr_placed,
              quiet_s=quiet if quiet is not None else nb.get("window_s"),
              stable_imbalance=(r["mode"] != "cfs" and place - best > GAP and
                                (quiet is None or quiet >= 1.0)))
@@ -300,14 +334,15 @@ def pct(a, q):
     return a[k]
 
 
-def paired(runs, mode, ref="smpnice"):
+def paired(runs, mode, ref="smpnice", key="migr_rate"):
     """Seeds where @mode migrates more / as much / less after convergence
-    than @ref on the same scenario (None for @ref itself). The means of a
-    few hundred runs are carried by a few of them; the pairs say how
-    often one mode moves more than the other."""
+    (@key: or after the placement settles) than @ref on the same scenario
+    (None for @ref itself). The means of a few hundred runs are carried by
+    a few of them; the pairs say how often one mode moves more than the
+    other."""
     if mode == ref:
         return None
-    by = {(r["seed"], r["mode"]): r.get("migr_rate") for r in runs if r["status"] == 0}
+    by = {(r["seed"], r["mode"]): r.get(key) for r in runs if r["status"] == 0}
     more = same = fewer = 0
     for (seed, m), v in by.items():
         w = by.get((seed, ref))
@@ -322,23 +357,24 @@ def paired(runs, mode, ref="smpnice"):
     return {"more": more, "same": same, "fewer": fewer}
 
 
-def by_ref_outcome(runs, mode, ref="smpnice"):
-    """Mean migrations after convergence of @mode over the seeds where
-    @ref ends within GAP of the best placement, and over those where it
-    does not: a mode that mends what @ref leaves must move there, where
-    @ref moves nothing, so the means over all seeds mix two questions.
+def by_ref_outcome(runs, mode, ref="smpnice", key="migr_rate"):
+    """Mean migrations after convergence (@key: or after the placement
+    settles) of @mode over the seeds where @ref ends within GAP of the
+    best placement, and over those where it does not: a mode that mends
+    what @ref leaves must move there, where @ref moves nothing, so the
+    means over all seeds mix two questions.
     Returns {"good": (n, mean), "off": (n, mean)}; None without @ref."""
     ref_gap = {r["seed"]: r["gap"] for r in runs
                if r["mode"] == ref and r["status"] == 0}
     if not ref_gap:
         return None
     out = {}
-    for key, good in (("good", True), ("off", False)):
-        v = [r["migr_rate"] for r in runs
+    for part, good in (("good", True), ("off", False)):
+        v = [r[key] for r in runs
              if r["mode"] == mode and r["status"] == 0 and r["seed"] in ref_gap
-             and r["migr_rate"] is not None  # as migr_mean: not converged
+             and r[key] is not None  # as migr_mean: not converged
              and (ref_gap[r["seed"]] <= GAP) == good]
-        out[key] = (len(v), statistics.fmean(v) if v else None)
+        out[part] = (len(v), statistics.fmean(v) if v else None)
     return out
 
 
@@ -367,6 +403,10 @@ def summarise(runs):
             "migr_p95": pct(migr, 0.95), "migr_max": max(migr) if migr else None,
             "migr_vs_smpnice": paired(runs, mode),
             "migr_by_smpnice": by_ref_outcome(runs, mode),
+            # after the placement settles: no new low of its error to come
+            "migr_placed_mean": mean_of(rs, "migr_placed"),
+            "migr_placed_vs_smpnice": paired(runs, mode, key="migr_placed"),
+            "migr_placed_by_smpnice": by_ref_outcome(runs, mode, key="migr_placed"),
             # of the migrations after convergence, those that did not lower
             # the placement error (a balancer still converging lowers it)
             "migr_other_mean": mean_of(rs, "migr_other"),
@@ -419,6 +459,18 @@ def report_md(seeds, summary, imbalances):
                    "(scenarios in brackets):\n\n")
         out.append(md_table(["mode", "where 2.6.18 ends within 5 pts of the best",
                              "where it does not"], rows))
+    rows = [[MODE_LABEL.get(s["mode"], s["mode"]), f1(s["migr_placed_mean"], 1, 4),
+             ("{more} / {same} / {fewer}".format(**s["migr_placed_vs_smpnice"])
+              if s.get("migr_placed_vs_smpnice") else "-")] +
+            [f"{f1(s['migr_placed_by_smpnice'][k][1], 1, 4)} ({s['migr_placed_by_smpnice'][k][0]})"
+             for k in ("good", "off")]
+            for s in summary if s.get("migr_placed_mean") is not None and s.get("migr_placed_by_smpnice")]
+    if rows:
+        out.append("\nMigrations per task per s after the placement settles (the later of convergence "
+                   "and the last sample whose placement error set a new low by more than half a point; "
+                   "a move and its undoing both count):\n\n")
+        out.append(md_table(["mode", "mean", "seeds migrating more / same / less than 2.6.18",
+                             "where 2.6.18 ends within 5 pts of the best", "where it does not"], rows))
     if imbalances:
         out.append("\n### Stable imbalances and their minimal reproducers (flat: 2.6.17/18's arithmetic, "
                    "or sched_smpnice=2's rule)\n\n")

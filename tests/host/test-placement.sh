@@ -125,6 +125,32 @@ assert abs(low - 2 / 4 / 3.5) < 1e-9 and abs(other - 1 / 4 / 3.5) < 1e-9, (low, 
 low, other = S.migr_effect(nb, w, ideal, 2.0)
 assert abs(low - 1 / 4 / 2.0) < 1e-9 and abs(other - 1 / 4 / 2.0) < 1e-9, (low, other)
 assert S.migr_effect({"samples": smp[:5], "tasks": tasks, "window_s": 4.0}, w, ideal, None) == (None, None)'
+py "migrations after the placement settles: from its last new low, a move and its undoing count" '
+# as above: a new low at 1.0 s; the move back at 3.0 s and over again at
+# 3.1 s set no new low, so both count after settling
+w = [1024, 1024, 51, 51]
+def place(t):
+    return [0, 0, 1, 1] if t < 1.0 or 3.0 <= t < 3.1 else [0, 1, 1, 1]
+def migr(t):
+    return [0, (t >= 1.0) + (t >= 3.0) + (t >= 3.1), 0, 0]
+ts = [round(0.1 * (k + 1), 3) for k in range(40)]
+smp = [{"t": t, "share": [0.5] * 4, "kcpu": place(t), "kmigr": migr(t)} for t in ts]
+tasks = [{"weight": x, "nr_migrations_kernel": m} for x, m in zip(w, migr(4.0))]
+nb = {"samples": smp, "tasks": tasks, "window_s": 4.0}
+ideal = S.P.waterfill(w, 2)
+r = S.migr_after_placement(nb, w, ideal, 0.5)
+assert abs(r - 2 / 4 / 3.0) < 1e-9, r
+# convergence later than the last low decides; none: from the second half
+for conv in (2.0, None):
+    r = S.migr_after_placement(nb, w, ideal, conv)
+    assert abs(r - 2 / 4 / 2.0) < 1e-9, (conv, r)
+# a placement that keeps improving until 3.1 s settles there
+place = lambda t: [0, 0, 1, 1] if t < 3.1 else [0, 1, 1, 1]
+smp = [{"t": t, "share": [0.5] * 4, "kcpu": place(t), "kmigr": [0, int(t >= 3.1), 0, 0]} for t in ts]
+tasks[1]["nr_migrations_kernel"] = 1
+r = S.migr_after_placement({"samples": smp, "tasks": tasks, "window_s": 4.0}, w, ideal, 0.5)
+assert abs(r) < 1e-9, r
+assert S.migr_after_placement({"samples": smp[:5], "tasks": tasks, "window_s": 4.0}, w, ideal, None) is None'
 py "the study pairs each mode's migrations with 2.6.18's on the same seed" '
 runs = [{"seed": 1, "mode": "smpnice", "status": 0, "migr_rate": 0.1},
         {"seed": 1, "mode": "smpnice2", "status": 0, "migr_rate": 0.2},
@@ -145,6 +171,10 @@ runs = [{"seed": 1, "mode": "smpnice", "status": 0, "migr_rate": 0.1, "gap": 0.0
         {"seed": 4, "mode": "smpnice2", "status": 0, "migr_rate": 0.5, "gap": 0.0}]
 r = S.by_ref_outcome(runs, "smpnice2")
 assert r == {"good": (1, 0.2), "off": (1, 0.4)}, r
+for x in runs:
+    x["migr_placed"] = x["migr_rate"]
+assert S.by_ref_outcome(runs, "smpnice2", key="migr_placed") == r
+assert S.paired(runs, "smpnice2", key="migr_placed") == {"more": 2, "same": 0, "fewer": 0}
 assert S.by_ref_outcome([x for x in runs if x["mode"] != "smpnice"], "smpnice2") is None'
 py "reduction: the worked example is already minimal, and its rule is named" '
 rep, rules = S.reduce([0, 0, 10, 10, 0, 10], [0, 1, 1, 1, 2, 2], 3)
