@@ -192,19 +192,34 @@ def tail_migrations(nb, span=2.0):
     return rate, BR.sample_cpu(a, kernel)
 
 
+def after_convergence(nb, conv):
+    """(samples, tasks, the time migrations count from: @conv, or the
+    second half of the samples if the shares never converged); t_from is
+    None without the kernel's view or with too few samples."""
+    samples = nb.get("samples") or []
+    tasks = nb.get("tasks") or []
+    if len(samples) < 2 * BR.SMOOTH or not BR.kernel_view({"samples": samples, "tasks": tasks}):
+        return samples, tasks, None
+    return samples, tasks, conv if conv is not None else samples[len(samples) // 2 - 1]["t"]
+
+
+def window_from(nb, t_from):
+    """Seconds of the window after @t_from; None if none (or no @t_from)."""
+    if t_from is None:
+        return None
+    span = (nb.get("window_s") or nb.get("duration_s")) - t_from
+    return span if span > 0 else None
+
+
 def migr_effect(nb, weights, ideal, conv):
     """The migrations after convergence (counted from the sample that
     BR.convergence() counts from) per task per second, split by their effect
     on the placement error: (lowered by more than half a point, not). Moves
     between two samples are judged together, on the kernel's placements.
     (None, None) without the kernel's view or with too few samples."""
-    samples = nb.get("samples") or []
-    tasks = nb.get("tasks") or []
-    if len(samples) < 2 * BR.SMOOTH or not BR.kernel_view({"samples": samples, "tasks": tasks}):
-        return None, None
-    t_from = conv if conv is not None else samples[len(samples) // 2 - 1]["t"]
-    span = (nb.get("window_s") or nb.get("duration_s")) - t_from
-    if span <= 0:
+    samples, tasks, t_from = after_convergence(nb, conv)
+    span = window_from(nb, t_from)
+    if span is None:
         return None, None
     lowered = other = 0
     for a, b in zip(samples, samples[1:]):
@@ -228,19 +243,17 @@ def migr_after_placement(nb, weights, ideal, conv):
     shares already look steady under the emulation's noise is settling,
     not ping-ponging; a move and its undoing set no new low, so both count.
     None without the kernel's view or with too few samples."""
-    samples = nb.get("samples") or []
-    tasks = nb.get("tasks") or []
-    if len(samples) < 2 * BR.SMOOTH or not BR.kernel_view({"samples": samples, "tasks": tasks}):
+    samples, tasks, t_from = after_convergence(nb, conv)
+    if t_from is None:
         return None
-    t_from = conv if conv is not None else samples[len(samples) // 2 - 1]["t"]
     low = None
     for s in samples:
         e = P.max_rel_err(P.placement_shares(weights, s["kcpu"]), ideal)
         if low is None or e < low - 0.005:
             low = e
             t_from = max(t_from, s["t"])
-    span = (nb.get("window_s") or nb.get("duration_s")) - t_from
-    if span <= 0:
+    span = window_from(nb, t_from)
+    if span is None:
         return None
     at = [s for s in samples if s["t"] <= t_from + 1e-9]
     moves = sum(t["nr_migrations_kernel"] for t in tasks) - (sum(at[-1]["kmigr"]) if at else 0)

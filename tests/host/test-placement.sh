@@ -105,29 +105,10 @@ tasks = [{"migrations": 7, "nr_migrations_kernel": 7, "end_cpu": 0, "kernel_end_
          {"migrations": 1, "nr_migrations_kernel": 1, "end_cpu": 1, "kernel_end_cpu": 1}]
 conv, rate = BR.convergence({"samples": smp, "tasks": tasks, "window_s": 4.0})
 assert abs(conv - 0.1) < 1e-9 and abs(rate - 1 / 2 / 3.9) < 1e-9, (conv, rate)'
-py "migrations after convergence are split by whether they lowered the placement error" '
+py "migrations after convergence split by effect; after the placement settles a move and its undoing count" '
 # 2 CPUs, nice 0, 0, 19, 19 (1024, 1024, 51, 51): {0,0} / {19,19} until 1.0 s,
-# then a nice 0 task moves ({0} / {0,19,19}: lower error), at 3.0 s it goes
-# back (higher error) and at 3.1 s over again (lower, but not lower than at 2.9 s)
-w = [1024, 1024, 51, 51]
-def place(t):
-    return [0, 0, 1, 1] if t < 1.0 or 3.0 <= t < 3.1 else [0, 1, 1, 1]
-def migr(t):
-    return [0, (t >= 1.0) + (t >= 3.0) + (t >= 3.1), 0, 0]
-smp = [{"t": round(0.1 * (k + 1), 3), "share": [0.5] * 4, "cpu": place(0.1 * (k + 1)),
-        "kcpu": place(round(0.1 * (k + 1), 3)), "migr": migr(round(0.1 * (k + 1), 3)),
-        "kmigr": migr(round(0.1 * (k + 1), 3))} for k in range(40)]
-tasks = [{"weight": x, "migrations": 0, "nr_migrations_kernel": 0} for x in w]
-nb = {"samples": smp, "tasks": tasks, "window_s": 4.0}
-ideal = S.P.waterfill(w, 2)
-low, other = S.migr_effect(nb, w, ideal, 0.5)
-assert abs(low - 2 / 4 / 3.5) < 1e-9 and abs(other - 1 / 4 / 3.5) < 1e-9, (low, other)
-low, other = S.migr_effect(nb, w, ideal, 2.0)
-assert abs(low - 1 / 4 / 2.0) < 1e-9 and abs(other - 1 / 4 / 2.0) < 1e-9, (low, other)
-assert S.migr_effect({"samples": smp[:5], "tasks": tasks, "window_s": 4.0}, w, ideal, None) == (None, None)'
-py "migrations after the placement settles: from its last new low, a move and its undoing count" '
-# as above: a new low at 1.0 s; the move back at 3.0 s and over again at
-# 3.1 s set no new low, so both count after settling
+# then a nice 0 task moves ({0} / {0,19,19}: lower error, a new low), at 3.0 s
+# it goes back (higher error) and at 3.1 s over again (lower, but no new low)
 w = [1024, 1024, 51, 51]
 def place(t):
     return [0, 0, 1, 1] if t < 1.0 or 3.0 <= t < 3.1 else [0, 1, 1, 1]
@@ -138,6 +119,14 @@ smp = [{"t": t, "share": [0.5] * 4, "kcpu": place(t), "kmigr": migr(t)} for t in
 tasks = [{"weight": x, "nr_migrations_kernel": m} for x, m in zip(w, migr(4.0))]
 nb = {"samples": smp, "tasks": tasks, "window_s": 4.0}
 ideal = S.P.waterfill(w, 2)
+low, other = S.migr_effect(nb, w, ideal, 0.5)
+assert abs(low - 2 / 4 / 3.5) < 1e-9 and abs(other - 1 / 4 / 3.5) < 1e-9, (low, other)
+low, other = S.migr_effect(nb, w, ideal, 2.0)
+assert abs(low - 1 / 4 / 2.0) < 1e-9 and abs(other - 1 / 4 / 2.0) < 1e-9, (low, other)
+short = {"samples": smp[:5], "tasks": tasks, "window_s": 4.0}
+assert S.migr_effect(short, w, ideal, None) == (None, None)
+assert S.migr_after_placement(short, w, ideal, None) is None
+# after the placement settles: from the new low at 1.0 s, both late moves
 r = S.migr_after_placement(nb, w, ideal, 0.5)
 assert abs(r - 2 / 4 / 3.0) < 1e-9, r
 # convergence later than the last low decides; none: from the second half
@@ -149,8 +138,7 @@ place = lambda t: [0, 0, 1, 1] if t < 3.1 else [0, 1, 1, 1]
 smp = [{"t": t, "share": [0.5] * 4, "kcpu": place(t), "kmigr": [0, int(t >= 3.1), 0, 0]} for t in ts]
 tasks[1]["nr_migrations_kernel"] = 1
 r = S.migr_after_placement({"samples": smp, "tasks": tasks, "window_s": 4.0}, w, ideal, 0.5)
-assert abs(r) < 1e-9, r
-assert S.migr_after_placement({"samples": smp[:5], "tasks": tasks, "window_s": 4.0}, w, ideal, None) is None'
+assert abs(r) < 1e-9, r'
 py "the study pairs each mode's migrations with 2.6.18's on the same seed" '
 runs = [{"seed": 1, "mode": "smpnice", "status": 0, "migr_rate": 0.1},
         {"seed": 1, "mode": "smpnice2", "status": 0, "migr_rate": 0.2},
