@@ -3,9 +3,13 @@
 """Combine nicebench JSON runs of one scenario into a side-by-side table
 (text and Markdown) and a gnuplot bar chart of the shares.
 
-Usage: demo-report.py OUTDIR LABEL=FILE.json [LABEL=FILE.json ...]
+Usage: demo-report.py [--show-as DIR] OUTDIR LABEL=FILE.json [LABEL=FILE.json ...]
 Writes OUTDIR/demo.md, OUTDIR/demo.dat, OUTDIR/demo.gp and, if gnuplot is
-installed, OUTDIR/demo.png; prints the text table.
+installed, OUTDIR/demo.png; prints the text table and the paths of the
+table and the plot.
+
+  --show-as DIR  print the paths under DIR instead of OUTDIR (a stable
+                 link to OUTDIR, e.g. build/demo, that the caller makes)
 """
 import json
 import os
@@ -19,12 +23,33 @@ def usage(msg):
     sys.exit(2)
 
 
+def gp_str(text):
+    """text as a gnuplot single-quoted string (a quote doubled)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def main(argv):
-    if len(argv) < 3:
+    args = argv[1:]
+    show_as = None
+    while args and args[0].startswith("--"):
+        opt = args.pop(0)
+        if opt == "--help":
+            print(__doc__.strip())
+            return
+        if opt == "--show-as":
+            show_as = args.pop(0) if args else ""
+        elif opt.startswith("--show-as="):
+            show_as = opt.split("=", 1)[1]
+        else:
+            usage(f"unknown option '{opt}'")
+        if not show_as:
+            usage("--show-as needs a directory")
+    if len(args) < 2:
         usage("need OUTDIR and at least one LABEL=FILE.json")
-    outdir = argv[1]
+    outdir = args[0]
+    shown = show_as if show_as else outdir
     runs = []
-    for arg in argv[2:]:
+    for arg in args[1:]:
         if "=" not in arg:
             usage(f"'{arg}' is not LABEL=FILE.json")
         label, path = arg.split("=", 1)
@@ -74,7 +99,8 @@ def main(argv):
             nice = runs[0][1]["tasks"][i]["nice"]
             f.write(f'"{i} (nice {nice})" ' +
                     " ".join(f"{100 * r['tasks'][i]['share']:.2f}" for _, r in runs) + "\n")
-    cols = " , ".join(f"'demo.dat' using {k + 2}:xtic(1) title '{label}'"
+    # noenhanced keys and tics: "sched_smpnice 2" is no subscript
+    cols = " , ".join(f"'demo.dat' using {k + 2}:xtic(1) title {gp_str(label)}"
                       for k, (label, _) in enumerate(runs))
     with open(os.path.join(outdir, "demo.gp"), "w") as f:
         f.write(f"""set terminal pngcairo size 900,500
@@ -85,15 +111,16 @@ set yrange [0:110]
 set style data histograms
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
-set key top right
+set key top right noenhanced
+set xtics noenhanced
 set grid ytics
 plot {cols}
 """)
     if shutil.which("gnuplot"):
         subprocess.run(["gnuplot", "demo.gp"], cwd=outdir, check=False)
         if os.path.exists(os.path.join(outdir, "demo.png")):
-            print(f"# plot: {os.path.join(outdir, 'demo.png')}")
-    print(f"# table: {os.path.join(outdir, 'demo.md')}")
+            print(f"# plot: {os.path.join(shown, 'demo.png')}")
+    print(f"# table: {os.path.join(shown, 'demo.md')}")
 
 
 if __name__ == "__main__":
