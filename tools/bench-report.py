@@ -10,7 +10,7 @@ Each RAWDIR/TOPO holds info.txt, index.tsv and the run files the guest
 script wrote. Writes OUTDIR/results.json, OUTDIR/bench.md and, with gnuplot
 installed, OUTDIR/plots/*.png; prints the Markdown tables.
 
-Definitions (also in Documentation/results.md):
+Definitions (Documentation/results.md refers to these):
   error       |share - ideal| / ideal per task; ideal = the scheduler's
               weights water-filled over the CPUs (nicebench)
   converged   from the start of the first 1 s window (ten 100 ms
