@@ -93,6 +93,43 @@ ktap_expect 0 'exported 3 patches' "a new commit is exported as a third patch" -
 	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
 ktap_check "patches/series lists the new patch" grep -q 'third' "$W/series-exp/series"
 
+# --- the series' words (kernel/series-words)
+# word_patch NAME SUBJECT BODY FILE LINE: a format-patch of one commit that
+# adds LINE to FILE, with that subject and body; prints its path.
+word_patch() {
+	local g=$W/words
+	[ -d "$g/.git" ] || { mkdir -p "$g" && git -C "$g" init -q && git -C "$g" -c user.name=t -c user.email=t@t commit -q --allow-empty -m base; }
+	mkdir -p "$g/$(dirname "$4")" && printf '%s\n' "$5" >>"$g/$4"
+	git -C "$g" add -A && git -C "$g" -c user.name=t -c user.email=t@t commit -q -m "$2" -m "$3"
+	git -C "$g" format-patch -q -1 --stdout >"$W/$1.patch"
+	echo "$W/$1.patch"
+}
+words() { bash -c '. "$1/scripts/lib.sh" && shift && series_word_offenders "$@"' - "$TOP" "$@"; }
+p=$(word_patch clean "sched/o1: Weigh tasks by nice level" "Give each task a load weight.
+The specification of 2.6.18 says so; see the preview." kernel/sched/o1.c "/* Reviewed, per the spec. */")
+ktap_expect 0 '' "the word check passes a clean patch (spec, preview, reviewed are no offence)" -- words "$p"
+p=$(word_patch fixup "fixup! sched/o1: Weigh tasks by nice level" "" kernel/sched/o1.c "int x;")
+ktap_expect 1 '^fixup\.patch:4: fixup! sched/o1: Weigh tasks by nice level  \(fixup rule' \
+	"the word check fails a fixup! commit, naming the patch and the line" -- words "$p"
+p=$(word_patch squash "squash! sched/o1: Weigh tasks" "" kernel/sched/o1.c "int y;")
+ktap_expect 1 '\(fixup rule' "... and a squash! commit" -- words "$p"
+p=$(word_patch review "sched/o1: Fix two defects found in review" "Two fixes." kernel/sched/o1.c "int z;")
+ktap_expect 1 'review\.patch:4: .*\(subject rule: .*review' "... and a subject that says how the change was found" -- words "$p"
+p=$(word_patch again "sched/o1: Balance again after boot" "Balance." kernel/sched/o1.c "int a1;")
+ktap_expect 1 '\(subject rule: ' "... and a subject with 'again'" -- words "$p"
+p=$(word_patch seed "sched/o1: Keep moves small" "The placement study found it (seed 64)." kernel/sched/o1.c "int a2;")
+ktap_expect 1 'seed\.patch:6: The placement study found it \(seed 64\)\.  \(text rule' \
+	"... and a changelog that names a study seed" -- words "$p"
+p=$(word_patch split "sched/o1: Keep moves smaller" "This is the rule that the
+project's tests hold." kernel/sched/o1.c "int a3;")
+ktap_expect 1 'split\.patch:6: .*\(text rule: \\bthe project' "... and a phrase broken over two lines" -- words "$p"
+p=$(word_patch spec "sched/o1: Add the weights" "Add them." kernel/sched/o1.c "/* SPEC section 4's weights */")
+ktap_expect 1 'spec\.patch:[0-9]+: /\* SPEC section' "... and an added kernel/sched/ line that cites SPEC" -- words "$p"
+p=$(word_patch tools "selftests/sched: Add a test" "Add it." tools/testing/selftests/sched/t.c "/* seed 3, SPEC section 4 */")
+ktap_expect 0 '' "... but not the same line in a selftest" -- words "$p"
+ktap_expect 1 '^1234abc: fixup! x  \(fixup rule' "the subject check fails a fixup! commit of build/linux" -- \
+	bash -c '. "$1/scripts/lib.sh" && printf "1234abc fixup! x\n5678def sched/o1: fine\n" | series_subject_offenders' - "$TOP"
+
 # --- quilt: the same series applies with quilt push -a to the same result
 rm -rf "$W/q"; cp -r "$W/src" "$W/q"; rm -rf "$W/q/.git"
 ktap_check "quilt push -a applies the exported series to the same tree as git am" bash -c \

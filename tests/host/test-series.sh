@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Proves that patches/ is the product: the real series applies to the
 # pristine tree both with git am and with quilt push -a, and both give the
-# tree that the pipeline builds; and that every patch has a Signed-off-by.
+# tree that the pipeline builds; that every patch has a Signed-off-by; that
+# the series speaks to a kernel reader (kernel/series-words: no fixup!
+# commits, no subject that says how a change was found, no study seeds,
+# run counts or review history in changelogs and kernel/sched/ code), in
+# patches/ and in build/linux's commits.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/scripts/lib.sh"
@@ -41,6 +45,26 @@ if [ "$count" -gt 0 ]; then
 	missing=$(for p in $(series_patches); do grep -q '^Signed-off-by: ' "$PATCHES/$p" || echo "$p"; done)
 	ktap_check "every patch has a Signed-off-by" [ -z "$missing" ]
 	[ -z "$missing" ] || echo "$missing" | ktap_comment
+
+	# The words of kernel/series-words, in patches/ and in build/linux.
+	words=$(series_word_offenders $(series_patches | sed "s|^|$PATCHES/|")) || true
+	commits=$(git -C "$TREE" log --reverse --format='%h %s' smpnice-base..HEAD | series_subject_offenders |
+		sed 's/^/build\/linux commit /') || true
+	words_check() { # DESCRIPTION WHERE
+		local hits
+		hits=$(printf '%s\n%s\n' "$words" "$commits" | grep -F "($2 rule: ")
+		if [ -z "$hits" ]; then
+			ktap_test_pass "$1"
+		else
+			ktap_test_fail "$1"
+			# every offender, not ktap_comment's first 20
+			echo "$hits" | sed 's/^/#   /'
+		fi
+	}
+	words_check "no patch or build/linux commit is a fixup!, squash! or amend! commit (git rebase -i --autosquash)" fixup
+	words_check "no subject says how the change was found (review, tidy, flake, follow-up, again, found by/in)" subject
+	words_check "no changelog or added kernel/sched/ line speaks of seeds, runs, boots, reviews, SPEC, the study or the project" text
+
 else
 	ktap_test_pass "patches/series is empty: nothing to apply"
 fi
