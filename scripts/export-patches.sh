@@ -3,12 +3,16 @@
 # Regenerate patches/ from the commits of build/linux after smpnice-base:
 # git format-patch with stable names and no volatile headers (so unchanged
 # patches stay byte-identical), and patches/series with group headers from
-# kernel/series-groups.
+# kernel/series-groups. Refuses a series that uses a word of
+# kernel/series-words (a fixup! commit not squashed, a changelog that
+# speaks of how the patch was made). In patches/cover-letter.txt, written
+# by hand, it refreshes the diffstat between the marker lines
+# "<!-- diffstat -->" and "<!-- /diffstat -->" (a stub if there is none).
 #
 # Usage: scripts/export-patches.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-[ $# -eq 0 ] || { [ "$1" = --help ] || [ "$1" = -h ] && { sed -n '3,9p' "$0"; exit 0; }; die "export-patches.sh: no arguments expected"; }
+[ $# -eq 0 ] || { [ "$1" = --help ] || [ "$1" = -h ] && { sed -n '3,13p' "$0"; exit 0; }; die "export-patches.sh: no arguments expected"; }
 [ -d "$TREE/.git" ] || die "no prepared tree in $TREE: run 'make prepare' first"
 git -C "$TREE" rev-parse -q --verify smpnice-base >/dev/null || die "$TREE has no smpnice-base tag"
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] || \
@@ -25,6 +29,25 @@ git -C "$TREE" format-patch -q --no-numbered --zero-commit --no-signature \
 # patches apply to the same tree either way (tests/host/test-series.sh).
 sed -i 's/^ $//' "$tmp"/*.patch
 mkdir -p "$PATCHES"
+
+# The series speaks to a kernel reader: refuse what kernel/series-words forbids.
+set -- "$tmp"/*.patch
+if [ -e "$1" ] && ! bad=$(series_word_offenders "$@"); then
+	printf '%s\n' "$bad" >&2
+	die "refusing to export: $(wc -l <<<"$bad") line(s) above use words of kernel/series-words (fold fixups into their patches: git rebase -i --autosquash smpnice-base; reword changelogs and comments)"
+fi
+
+# The cover letter: the hand-written text stays, the diffstat is refreshed.
+if [ -f "$COVER" ]; then
+	cover_diffstat "$COVER" >/dev/null || \
+		die "${COVER#"$TOP"/} has no diffstat block: add a line '$COVER_BEGIN' and a line '$COVER_END' where it goes"
+	cp "$COVER" "$tmp/cover-letter.txt"
+else
+	printf '%s\n' "TODO: the cover letter: what the series does and why, for a kernel reader." "" \
+		"$COVER_BEGIN" "$COVER_END" >"$tmp/cover-letter.txt"
+fi
+cover_with_diffstat "$tmp/cover-letter.txt" "$(series_diffstat "$TREE")" >"$tmp/cover.new"
+mv "$tmp/cover.new" "$tmp/cover-letter.txt"
 
 groups=()
 while IFS=$'\t' read -r re hdr; do
@@ -55,9 +78,11 @@ for f in "$PATCHES"/*.patch; do
 	[ -e "$f" ] || break
 	[ -e "$tmp/$(basename "$f")" ] || { rm -f "$f"; changed=$((changed + 1)); }
 done
-for f in "$tmp"/*.patch "$tmp/series"; do
+for f in "$tmp"/*.patch "$tmp/series" "$tmp/cover-letter.txt"; do
 	[ -e "$f" ] || continue
-	cmp -s "$f" "$PATCHES/$(basename "$f")" || { cp "$f" "$PATCHES/"; changed=$((changed + 1)); }
+	dst=$PATCHES/$(basename "$f")
+	[ "$f" != "$tmp/cover-letter.txt" ] || dst=$COVER
+	cmp -s "$f" "$dst" || { cp "$f" "$dst"; changed=$((changed + 1)); }
 done
 n=$(grep -c '\.patch$' "$tmp/series" || true)
 # The tree now matches patches/: record it, so that prepare-tree.sh sees no drift.

@@ -187,3 +187,32 @@ series_subject_offenders() {
 	_words_show <<<"$out"
 	return 1
 }
+
+# The cover letter, patches/cover-letter.txt: prose written by hand, and
+# between these two marker lines the series' diffstat, which make export
+# refreshes. Neither git am patches/*.patch nor quilt (patches/series)
+# sees it.
+COVER=${COVER:-$PATCHES/cover-letter.txt}
+COVER_BEGIN='<!-- diffstat -->'
+COVER_END='<!-- /diffstat -->'
+# series_diffstat GITDIR: the diffstat of smpnice-base..HEAD, as the cover
+# letter shows it.
+series_diffstat() { git -C "$1" diff --stat=72 smpnice-base HEAD; }
+# cover_diffstat FILE: the lines between the markers; status 1 without
+# both markers, in order.
+cover_diffstat() {
+	awk -v b="$COVER_BEGIN" -v e="$COVER_END" '
+		$0 == b && !in_ && !done { in_ = 1; next }
+		$0 == e && in_ { in_ = 0; done = 1; next }
+		in_ { print }
+		END { exit !done }' "$1"
+}
+# cover_with_diffstat FILE DIFFSTAT: FILE with DIFFSTAT between its markers,
+# on standard output; every other line as it is.
+cover_with_diffstat() {
+	DIFFSTAT=$2 awk -v b="$COVER_BEGIN" -v e="$COVER_END" '
+		$0 == b && !in_ && !done { print; print ENVIRON["DIFFSTAT"]; in_ = 1; next }
+		$0 == e && in_ { in_ = 0; done = 1; print; next }
+		!in_ { print }
+		END { exit !done }' "$1"
+}

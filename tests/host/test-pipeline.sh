@@ -93,7 +93,7 @@ ktap_expect 0 'exported 3 patches' "a new commit is exported as a third patch" -
 	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
 ktap_check "patches/series lists the new patch" grep -q 'third' "$W/series-exp/series"
 
-# --- the series' words (kernel/series-words)
+# --- the series' words (kernel/series-words) and the cover letter
 # word_patch NAME SUBJECT BODY FILE LINE: a format-patch of one commit that
 # adds LINE to FILE, with that subject and body; prints its path.
 word_patch() {
@@ -129,6 +129,34 @@ p=$(word_patch tools "selftests/sched: Add a test" "Add it." tools/testing/selft
 ktap_expect 0 '' "... but not the same line in a selftest" -- words "$p"
 ktap_expect 1 '^1234abc: fixup! x  \(fixup rule' "the subject check fails a fixup! commit of build/linux" -- \
 	bash -c '. "$1/scripts/lib.sh" && printf "1234abc fixup! x\n5678def sched/o1: fine\n" | series_subject_offenders' - "$TOP"
+
+# export: refuses an offending series, writes and refreshes the cover letter
+C=$W/series-exp/cover-letter.txt
+ktap_eval "export wrote a cover letter stub: a TODO line and the diffstat between the markers" \
+	'grep -q "^TODO" "$C" && diff <(git -C "$T" diff --stat=72 smpnice-base HEAD) \
+	  <(sed -n "/^<!-- diffstat -->\$/,/^<!-- \/diffstat -->\$/p" "$C" | sed "1d;\$d")'
+printf 'Subject: [PATCH 0/2] sched: an O(1) class\n\nHand-written prose.\n\n<!-- diffstat -->\nstale\n<!-- /diffstat -->\n\nSigned-off-by: t\n' >"$C"
+cp "$C" "$W/cover-hand.txt"
+printf 'int f;\n' >>"$T/kernel/sched.c"
+git -C "$T" -c user.name=t -c user.email=t@t commit -qam "sched/o1: fourth"
+ktap_expect 0 'exported 4 patches' "export refreshes the cover letter's diffstat" -- \
+	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
+ktap_eval "... and leaves the hand-written text as it was" \
+	'diff <(grep -v -e "^ " -e "^stale" "$W/cover-hand.txt") <(grep -v "^ " "$C") &&
+	 grep -q "^ 1 file changed, 4 insertions" "$C" && ! grep -q stale "$C" && ! grep -q cover-letter "$W/series-exp/series"'
+cp -r "$W/series-exp" "$W/series-exp2"
+printf 'int g;\n' >>"$T/kernel/sched.c"
+git -C "$T" -c user.name=t -c user.email=t@t commit -qam "fixup! sched/o1: fourth"
+ktap_expect 1 'refusing to export.*kernel/series-words' "export refuses a series with a fixup! commit" -- \
+	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
+ktap_check "... naming the commit's patch, and changes no file" bash -c \
+	'grep -q "0005-fixup-sched-o1-fourth.patch:4: fixup!" <<<"$1" && diff -r "$2" "$3"' - "$KTAP_OUTPUT" "$W/series-exp" "$W/series-exp2"
+git -C "$T" reset -q --hard HEAD~1
+printf 'Hand-written prose only.\n' >"$C"
+ktap_expect 1 'no diffstat block' "export refuses a cover letter without the diffstat markers" -- \
+	env $(env_for good "$W/series-exp") "$S/export-patches.sh"
+printf 'Prose.\n\n<!-- diffstat -->\n<!-- /diffstat -->\n' >"$C"
+env $(env_for good "$W/series-exp") "$S/export-patches.sh" >/dev/null 2>&1
 
 # --- quilt: the same series applies with quilt push -a to the same result
 rm -rf "$W/q"; cp -r "$W/src" "$W/q"; rm -rf "$W/q/.git"

@@ -6,7 +6,8 @@
 # the series speaks to a kernel reader (kernel/series-words: no fixup!
 # commits, no subject that says how a change was found, no study seeds,
 # run counts or review history in changelogs and kernel/sched/ code), in
-# patches/ and in build/linux's commits.
+# patches/ and in build/linux's commits; and that the cover letter's
+# diffstat is the series'.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/scripts/lib.sh"
@@ -65,6 +66,22 @@ if [ "$count" -gt 0 ]; then
 	words_check "no subject says how the change was found (review, tidy, flake, follow-up, again, found by/in)" subject
 	words_check "no changelog or added kernel/sched/ line speaks of seeds, runs, boots, reviews, SPEC, the study or the project" text
 
+	# The cover letter: hand-written, not a patch, its diffstat the series'.
+	cover=${COVER#"$TOP"/}
+	ktap_check "$cover exists" [ -f "$COVER" ]
+	ktap_eval "$cover is not in patches/series" '! series_patches | grep -qxF "$(basename "$COVER")"'
+	if [ -f "$COVER" ] && got=$(cover_diffstat "$COVER"); then
+		want_ds=$(series_diffstat "$W/am")
+		if [ "$got" = "$want_ds" ]; then
+			ktap_test_pass "$cover's diffstat is the series' (make export refreshes it)"
+		else
+			ktap_test_fail "$cover's diffstat is the series' (make export refreshes it)"
+			diff <(echo "$want_ds") <(echo "$got") | ktap_comment
+		fi
+	else
+		ktap_test_fail "$cover's diffstat is the series' (make export refreshes it)"
+		echo "no lines '$COVER_BEGIN' and '$COVER_END' around a diffstat" | ktap_comment
+	fi
 else
 	ktap_test_pass "patches/series is empty: nothing to apply"
 fi
