@@ -353,4 +353,26 @@ else
 		"${nobody[@]}" "$O1" --normal -n -5 true
 fi
 
+# --- demo-report.py (make demo's table and plot) ----------------------------
+
+DR=$TOOLS/demo-report.py
+python3 -c '
+import json, sys
+for k, s in enumerate(([0.95, 0.94, 0.05, 0.05], [0.98, 0.98, 0.02, 0.02])):
+	json.dump({"tasks": [{"nice": n, "share": x, "ideal": x, "migrations": 0}
+			     for n, x in zip((0, 0, 19, 19), s)],
+		   "summary": {"ratio_nice0_nice19": s[0] / s[2]}},
+		  open(f"{sys.argv[1]}/demo{k}.json", "w"))' "$TMP"
+ktap_expect 0 '^# table: build/demo/demo\.md$' \
+	"demo-report.py --show-as build/demo prints the table's path under the link, not OUTDIR" \
+	"$DR" --show-as build/demo "$TMP/demo" "O1 sched_smpnice 2=$TMP/demo0.json" "CFS/EEVDF=$TMP/demo1.json"
+ktap_eval "demo-report.py --show-as writes its files in OUTDIR (demo.md, demo.gp)" \
+	'[ -s "$TMP/demo/demo.md" ] && [ -s "$TMP/demo/demo.gp" ] && ! grep -q "$TMP" <<<"$KTAP_OUTPUT"'
+ktap_eval "demo-report.py: the legend is plain text, so 'sched_smpnice 2' keeps its underscore" \
+	'grep -q "^set key .*noenhanced" "$TMP/demo/demo.gp" && grep -q "title '"'"'O1 sched_smpnice 2'"'"'" "$TMP/demo/demo.gp"'
+ktap_expect 0 "^# table: $TMP/demo/demo\.md\$" "demo-report.py without --show-as prints OUTDIR's paths" \
+	"$DR" "$TMP/demo" "CFS/EEVDF=$TMP/demo1.json"
+usage_err "--show-as needs a directory" "demo-report.py --show-as without a directory is a usage error" \
+	"$DR" --show-as
+
 ktap_done
