@@ -23,7 +23,7 @@ STUDY_SEEDS ?= 1-100
 export STUDY_MODES STUDY_DURATION
 LATEST := build/results/latest
 
-.PHONY: help deps prepare headers kernel kernel-debug export checkpatch tools selftests demo bench class-cost check stress torture stress-ng study \
+.PHONY: help deps prepare headers kernel kernel-debug export checkpatch lint tools selftests demo bench class-cost check stress torture stress-ng study \
 	bisect-check matrix quick recheck \
 	test-host test-vm clean distclean
 
@@ -47,8 +47,11 @@ kernel-debug: prepare ## build the debug kernel (lockdep, UBSAN, DEBUG_PREEMPT, 
 export: ## regenerate patches/ and patches/series from build/linux's commits
 	@scripts/export-patches.sh
 
-checkpatch: ## checkpatch --strict over patches/ (accepted findings: kernel/checkpatch-accepted)
-	@scripts/checkpatch.sh
+checkpatch: ## checkpatch --strict over patches/, the first part of make lint (accepted findings: kernel/checkpatch-accepted)
+	@scripts/lint.sh --only checkpatch
+
+lint: prepare ## checkpatch, and on build/linux a W=1 build, sparse and kernel-doc: what the series adds to smpnice-base's findings
+	@scripts/lint.sh
 
 headers: prepare ## install the patched kernel's uapi headers (build/obj/default/usr/include) for tools and selftests
 	@scripts/build-kernel.sh default --headers

@@ -20,8 +20,8 @@ done
 pkgs=(
 	# kernel build
 	gcc make flex bison bc libelf-dev libssl-dev cpio ccache dwarves python3 perl kmod rsync git xz-utils
-	# the tree, the series and the guest
-	"$KERNEL_PACKAGE" quilt qemu-system-x86
+	# the tree, the series and the guest; sparse for make lint
+	"$KERNEL_PACKAGE" quilt qemu-system-x86 sparse
 	# guest tools: measurement, stress and tracing
 	linux-perf stress-ng rt-tests trace-cmd gnuplot-nox
 )
