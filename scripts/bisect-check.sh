@@ -17,10 +17,11 @@
 #
 # A patch that changes nothing kbuild reads (only selftests, Documentation,
 # MAINTAINERS) leaves the kernel as the previous step built it: that step
-# is not built again (under --boot it is booted all the same). The first
-# step, when its patch changes only C files (the series' fix to the base
-# tree), compiles those files' objects, not a whole kernel of the base
-# tree's headers that no later step shares (CI's ccache starts empty).
+# is not built again (under --boot it is booted all the same). The steps
+# before the first built kernel whose patches change only C files (the
+# series' fixes to the base tree) compile those files' objects, not a
+# whole kernel of the base tree's headers that no later step shares (CI's
+# ccache starts empty).
 #
 # Usage: scripts/bisect-check.sh [--boot] [FIRST]
 #   FIRST   start at patch number FIRST (1-based)
@@ -76,15 +77,23 @@ for ((i = first - 1; i < total; i++)); do
 	   ! grep -qvE '^(tools/testing/selftests/|Documentation/|MAINTAINERS$)' <<<"$changed"; then
 		msg "[$n/$total] changes nothing kbuild reads, the previous build stands: $subj"
 	else
-		# A first step with no kernel built yet, whose patch changes only C
-		# files (a fix to the base tree), builds the objects it changes:
-		# a whole kernel of the base tree's headers would be one more cold
-		# build, and the next step builds the whole kernel anyway.
+		# A step with no kernel built yet, whose patch changes only C files
+		# (the fixes to the base tree at the start of the series), builds
+		# the objects it changes: a whole kernel of the base tree's headers
+		# would be one more cold build, and the first step that changes a
+		# header builds the whole kernel anyway.
 		objs=""
-		if [ "$i" -eq "$((first - 1))" ] && [ "$boot" -eq 0 ] &&
+		if [ "$boot" -eq 0 ] &&
 		   [ ! -f "$OBJ/arch/x86/boot/bzImage" ] && [ "$kconfig" -eq 0 ] &&
 		   ! grep -qv '\.c$' <<<"$changed"; then
-			objs=$(sed 's/\.c$/.o/' <<<"$changed" | tr '\n' ' ')
+			# kernel/sched/ builds most of its files as parts of
+			# build_policy.c and build_utility.c: build those.
+			objs=$(while read -r f; do
+				u=$(grep -lx "#include \"$(basename "$f")\"" \
+					"$(dirname "$WT/$f")"/build_*.c 2>/dev/null | head -1)
+				if [ -n "$u" ]; then f=${u#"$WT"/}; fi
+				echo "${f%.c}.o"
+			done <<<"$changed" | sort -u | tr '\n' ' ')
 		fi
 		# The options of the series only exist once their patch is in: no check.
 		# build-kernel.sh's own logs go to build/bisect/logs, not build/logs.
