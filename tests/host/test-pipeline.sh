@@ -283,12 +283,13 @@ B=$W/bis2
 fake_kernel "$B"
 printf 'int b;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: first"
 printf 'int c;\n' >>"$B/linux/kernel/sched.c"; fgit "$B" commit -qam "sched/o1: second"
-ktap_expect 0 'all 2 patches build, one by one' "bisect-check.sh passes a series whose every patch builds" -- \
+printf '#define D 1\n' >"$B/linux/kernel/sched.h"; fgit "$B" add -A; fgit "$B" commit -qm "sched/o1: a header"
+ktap_expect 0 'all 3 patches build, one by one' "bisect-check.sh passes a series whose every patch builds" -- \
 	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh"
-ktap_eval "a first patch that changes only C files builds their objects; the next builds the kernel" \
-	'grep -q "\[1/2\] builds kernel/sched.o " <<<"$KTAP_OUTPUT" && grep -q "\[2/2\] builds (" <<<"$KTAP_OUTPUT"'
+ktap_eval "patches that change only C files before any kernel is built build their objects; a header builds the kernel" \
+	'grep -q "\[1/3\] builds kernel/sched.o " <<<"$KTAP_OUTPUT" && grep -q "\[2/3\] builds kernel/sched.o " <<<"$KTAP_OUTPUT" && grep -q "\[3/3\] builds (" <<<"$KTAP_OUTPUT"'
 ktap_expect nonzero 'past the last patch' "bisect-check.sh rejects a FIRST past the series" -- \
-	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh" 3
+	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh" 4
 unset -f sleep
 
 # --- deps
