@@ -67,7 +67,7 @@ demo: deps kernel tools ## set up everything and show the article's case (2 CPUs
 	@d=$(LATEST)/demo/out-demo; \
 	set -- "O1 by count (2.6.17)=$$d/o1-smpnice0.json" "O1 smpnice (2.6.18)=$$d/o1-smpnice1.json"; \
 	[ ! -f $$d/o1-smpnice2.json ] || set -- "$$@" "O1 sched_smpnice 2=$$d/o1-smpnice2.json"; \
-	tools/demo-report.py $$d "$$@" "CFS/EEVDF=$$d/cfs.json"
+	tools/demo-report.py --show-as build/demo $$d "$$@" "CFS/EEVDF=$$d/cfs.json"
 	@rm -rf build/demo && ln -sfn $$(readlink -f $(LATEST))/demo/out-demo build/demo
 
 bench: kernel tools ## benchmarks, O1 by count vs smpnice vs whole-system mode vs CFS on 2/4/8/NUMA/SMT/32 CPUs (BENCH_TOPOS= BENCH_SCENARIOS= BENCH_SCHEDS= BENCH_REPEAT= BENCH_DURATION=)
