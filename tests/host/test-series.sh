@@ -82,6 +82,9 @@ if [ "$count" -gt 0 ]; then
 		ktap_test_fail "$cover's diffstat is the series' (make export refreshes it)"
 		echo "no lines '$COVER_BEGIN' and '$COVER_END' around a diffstat" | ktap_comment
 	fi
+	n=$(series_patches | wc -l)
+	ktap_eval "$cover's subject counts the series' $n patches (00/$n)" \
+		'head -n1 "$COVER" | grep -q "00/$n\]"'
 else
 	ktap_test_pass "patches/series is empty: nothing to apply"
 fi
