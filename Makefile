@@ -56,7 +56,7 @@ lint: prepare ## checkpatch, and on build/linux a W=1 build, sparse and kernel-d
 headers: prepare ## install the patched kernel's uapi headers (build/obj/default/usr/include) for tools and selftests
 	@scripts/build-kernel.sh default --headers
 
-tools: headers ## build the userspace tools (nicebench, o1run), with the patched uapi headers
+tools: headers ## build the userspace tools (nicebench, o1run, pingpong), with the patched uapi headers
 	@$(MAKE) -s -C tools
 
 selftests: kernel ## build and install the scheduler kselftests

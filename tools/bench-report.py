@@ -119,7 +119,26 @@ TPUT_RE = {
     "messaging": re.compile(r"Total time:\s*([0-9.]+)"),
     "pipe": re.compile(r"Total time:\s*([0-9.]+)"),
     "hackbench": re.compile(r"^Time:\s*([0-9.]+)", re.M),
+    "starve": re.compile(r"Total time:\s*([0-9.]+)"),
 }
+
+
+def read_perf_stat(path):
+    """Context switches and migrations of the whole guest from a perf stat
+    -x, -o file (None where the file or the counter is missing)."""
+    counts = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.strip().split(",")
+                if len(w) > 2 and w[2] in ("context-switches", "cpu-migrations"):
+                    try:
+                        counts[w[2]] = int(w[0])
+                    except ValueError:
+                        pass
+    except OSError:
+        return None, None
+    return counts.get("context-switches"), counts.get("cpu-migrations")
 
 
 def tput_value(scen, path, wall):
@@ -408,6 +427,12 @@ def analyse(topo_dirs):
                     r["lat_mean"], r["lat_p99"], r["lat_max"] = lat_values(path)
                 else:
                     r["value"] = tput_value(r["scenario"], path, r["wall_s"])
+                    cs, mig = read_perf_stat(os.path.join(
+                        d, f"tput-{r['scenario']}-{r['sched']}-{r['rep']}.perf"))
+                    if cs is not None:
+                        r["cs_per_s"] = cs / r["wall_s"]
+                    if mig is not None:
+                        r["mig_per_s"] = mig / r["wall_s"]
             except (OSError, ValueError, KeyError) as e:
                 print(f"bench-report.py: {path}: {e}", file=sys.stderr)
                 r["failed"] = True
@@ -438,7 +463,8 @@ def aggregate(topos, runs):
         keys = ["lb_calls_per_s", "lb_us_per_s", "lb_us_per_call", "lb_locked_per_call"]
         keys += {"fair": ["max_err", "mean_err", "placement_err", "ratio", "conv_s", "settled_s",
                           "migr_rate"],
-                 "lat": ["lat_mean", "lat_p99", "lat_max"]}.get(kind, ["value"])
+                 "lat": ["lat_mean", "lat_p99", "lat_max"]}.get(
+                     kind, ["value", "cs_per_s", "mig_per_s"])
         for k in keys:
             a[k] = spread([r.get(k) for r in ok])
         if kind == "fair":
@@ -527,6 +553,29 @@ def targets(topos, agg):
                         "value": f"{ms_:.3f} vs {mc_:.3f} per task per s",
                         "met": ms_ <= mc_ + 0.01})
         out += mode2_targets(topo, label, agg)
+        out += whole_system_targets(topo, label, agg)
+    return out
+
+
+# CFS time / whole-system time at least this (throughput), or whole-system
+# latency at most CFS's (cyclictest beside hogs).
+WHOLE_TPUT_MIN = {"hackbench": 0.95, "messaging": 0.95, "pipe": 1.0, "build": 1.0,
+                  "make": 1.0, "starve": 1.0}
+
+
+def whole_system_targets(topo, label, agg):
+    out = []
+    for scen, floor in WHOLE_TPUT_MIN.items():
+        w, c = (med(find(agg, topo, "tput", scen, x), "value") for x in ("all", "cfs"))
+        if w and c:
+            out.append({"target": f"whole-system {scen}: CFS time / O(1) time >= {floor:.2f} ({label} CPUs)",
+                        "value": f"{c / w:.2f} ({w:.2f} s vs CFS {c:.2f} s)", "met": c / w >= floor})
+    w, c = (find(agg, topo, "lat", "latency", x) for x in ("all", "cfs"))
+    for key, what in (("lat_p99", "99th percentile"), ("lat_max", "worst")):
+        if med(w, key) is not None and med(c, key) is not None:
+            out.append({"target": f"whole-system cyclictest {what} beside hogs <= CFS's ({label} CPUs)",
+                        "value": f"{med(w, key):.0f} us vs {med(c, key):.0f} us",
+                        "met": med(w, key) <= med(c, key)})
     return out
 
 
@@ -642,6 +691,12 @@ def report_md(topos, agg, tgts):
                             ["smpnice throughput vs count", "sched_smpnice=2 throughput vs smpnice",
                              "whole-system throughput vs CFS",
                              "smpnice balancer us/s"], rows))
+    perf = [a for a in tput if a.get("cs_per_s")]
+    if perf:
+        out.append("\n### Context switches and migrations per second of the whole guest (perf stat -a)\n\n")
+        rows = [[a["label"], a["scenario"], SCHED_LABEL.get(a["sched"], a["sched"]),
+                 fmt(a["cs_per_s"], 1, 0), fmt(a.get("mig_per_s"), 1, 0)] for a in perf]
+        out.append(md_table(["CPUs", "benchmark", "scheduler", "context switches/s", "migrations/s"], rows))
     lat = [a for a in agg if a["kind"] == "lat"]
     if lat:
         out.append("\n### Wake-up latency of sleepers beside nice 0 and nice 19 hogs (cyclictest, SCHED_OTHER threads, us)\n\n")

@@ -4,7 +4,7 @@
 # Host tests of make bench without running it: tools/bench-report.py on a
 # small fake result tree (medians, spreads, convergence, migrations, the
 # o1_balance counters with and without lb_time_ns, throughput parsing,
-# static reachability, targets), the argument checks of make bench (the bench-* scenarios)
+# static reachability, perf stat rates, targets), the argument checks of make bench (the bench-* scenarios)
 # and tests/vm/guest/bench.sh, and nicebench's --duty/--rt ideal shares.
 #
 # KTAP output (tests/lib/ktap.sh); exits non-zero if any check failed.
@@ -99,6 +99,15 @@ for rep in (1, 2, 3):
         f = f"tput-build-{sched}-{rep}.txt"
         open(f"{d}/{f}", "w").write("")
         idx.append(("tput", "build", sched, rep, 0, int(secs * 1e9), f, "-"))
+    # the starvation check under perf stat -a: 2 s wall, 1000 (all) and
+    # 600 (cfs) context switches, 10 and 4 migrations
+    for sched, secs, cs, mig in (("all", 1.0, 1000, 10), ("cfs", 0.8, 600, 4)):
+        f = f"tput-starve-{sched}-{rep}.txt"
+        open(f"{d}/{f}", "w").write(f"2000 round trips on CPU 0 beside 1 hog\nTotal time: {secs:.3f} [sec]\n")
+        open(f"{d}/tput-starve-{sched}-{rep}.perf", "w").write(
+            f"# started on Sun Dec  6 18:00:00 2026\n\n{cs},,context-switches,2000000000,100.00,,\n"
+            f"{mig},,cpu-migrations,2000000000,100.00,,\n")
+        idx.append(("tput", "starve", sched, rep, 0, 2_000_000_000, f, "-"))
     for sched, hist in (("all", {"100": 98, "150": 1, "3000": 1}), ("cfs", {"200": 50, "400": 50})):
         f = f"lat-latency-{sched}-{rep}.json"
         th = {str(k): {"cycles": 100, "min": 100, "avg": 110.0 + k + rep, "max": 3000 if sched == "all" else 400,
@@ -155,6 +164,19 @@ assert S[("messaging", "cfs")]["value"]["median"] == 3.0'
 py "whole-system rows: build wall time per scheduler (median 32 s vs CFS 36 s)" '
 assert S[("build", "all")]["value"]["median"] == 32.0, S[("build", "all")]["value"]
 assert S[("build", "cfs")]["value"]["median"] == 36.0'
+py "perf stat: context switches and migrations per second of wall time (1000 in 2 s = 500/s)" '
+a, c = S[("starve", "all")], S[("starve", "cfs")]
+assert a["cs_per_s"]["median"] == 500 and a["mig_per_s"]["median"] == 5, a
+assert c["cs_per_s"]["median"] == 300 and S[("messaging", "cfs")]["cs_per_s"] is None, c'
+py "whole-system targets: build 36/32 met, starve 0.8/1.0 missed, cyclictest p99 met and worst missed" '
+k = [t for t in T if t.startswith("whole-system build")][0]
+assert T[k]["met"] is True and T[k]["value"].startswith("1.12"), T[k]
+k = [t for t in T if t.startswith("whole-system starve")][0]
+assert T[k]["met"] is False and T[k]["value"].startswith("0.80"), T[k]
+k = [t for t in T if t.startswith("whole-system cyclictest 99th")][0]
+assert T[k]["met"] is True, T[k]
+k = [t for t in T if t.startswith("whole-system cyclictest worst")][0]
+assert T[k]["met"] is False and "3000 us vs 400 us" in T[k]["value"], T[k]'
 py "latency: mean of the threads means (median over repeats), 99th percentile of all wake-ups, max" '
 a, c = S[("latency", "all")], S[("latency", "cfs")]
 assert a["lat_mean"]["median"] == 112.5 and a["lat_mean"]["min"] == 111.5, a["lat_mean"]
@@ -190,6 +212,8 @@ ktap_check "the Markdown table shows the median and the min-max spread" \
 ktap_check "the report is printed too" grep -q "### Throughput" "$TMP/report.txt"
 ktap_check "the throughput table compares whole-system mode with CFS (36 / 32 s = 112 %)" \
 	grep -Eq '^\| 2 \| build \| - \| - \| - \| 32\.00 \(31\.00-33\.00\) \| 36\.00 \| - \| - \| 112 % \|' "$TMP/bench/bench.md"
+ktap_check "the perf stat table has the starvation check's rates" \
+	grep -Eq '^\| 2 \| starve \| O1 whole-system \| 500 \| 5 \|' "$TMP/bench/bench.md"
 ktap_check "the latency table has both schedulers" \
 	grep -Eq '^\| 2 \| latency \| O1 whole-system \| 112 \(112-114\) \| 150 \| 3000 \|' "$TMP/bench/bench.md"
 if command -v gnuplot >/dev/null; then

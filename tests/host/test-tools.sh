@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host tests for tools/nicebench and tools/o1run. They run on any kernel:
+# Host tests for tools/nicebench, tools/o1run and tools/pingpong. They run on any kernel:
 # the host is expected NOT to have SCHED_O1, which is checked as well.
 #
 # KTAP output (tests/lib/ktap.sh); exits non-zero if anything failed.
@@ -12,6 +12,7 @@ TOOLS=$(cd "$(dirname "$0")/../../tools" && pwd)
 . "$TOOLS/../tests/lib/ktap.sh"
 NB=$TOOLS/nicebench
 O1=$TOOLS/o1run
+PP=$TOOLS/pingpong
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 ktap_print_header
@@ -59,8 +60,8 @@ py()
 # --- build ---------------------------------------------------------------
 
 run make -C "$TOOLS"
-verdict "make -C tools builds nicebench and o1run with -Werror" \
-	'[ "$rc" -eq 0 ] && [ -x "$NB" ] && [ -x "$O1" ]'
+verdict "make -C tools builds nicebench, o1run and pingpong with -Werror" \
+	'[ "$rc" -eq 0 ] && [ -x "$NB" ] && [ -x "$O1" ] && [ -x "$PP" ]'
 [ "$KTAP_CNT_FAIL" -eq 0 ] || ktap_done
 mkdir -p "$TMP/tools" && cp "$TOOLS"/*.c "$TOOLS"/*.h "$TOOLS/Makefile" "$TMP/tools/"
 ktap_expect nonzero "no patched kernel headers in $TMP/none: run 'make headers'" \
@@ -352,6 +353,22 @@ else
 		"o1run: lowering nice without privilege fails (exit 1) with EPERM explained" \
 		"${nobody[@]}" "$O1" --normal -n -5 true
 fi
+
+# --- pingpong (make bench's starvation check) ------------------------------
+
+run "$PP" -n 300 -H 1 -c 0 -t 60
+verdict "pingpong: 300 round trips beside a hog on CPU 0 end, with the time and the rate" \
+	'[ "$rc" -eq 0 ] && grep -q "^300 round trips on CPU 0 beside 1 hog$" "$TMP/out" &&
+	 grep -Eq "^Total time: [0-9]+\.[0-9]{3} \[sec\]$" "$TMP/out" &&
+	 grep -Eq "^[0-9.]+ round trips per second$" "$TMP/out"'
+run "$PP" -n 50 -H 0
+verdict "pingpong -H 0: no hog" '[ "$rc" -eq 0 ] && grep -q "beside 0 hogs" "$TMP/out"'
+usage_err "-n wants a number from 1 to" "pingpong -n 0 is a usage error" "$PP" -n 0
+usage_err "-H wants a number from 0 to 64, got '65'" "pingpong -H 65 is a usage error" "$PP" -H 65
+usage_err "-c wants a number" "pingpong -c x is a usage error" "$PP" -c x
+usage_err "usage: pingpong" "pingpong with an unknown option prints its usage" "$PP" -z
+ktap_expect nonzero "sched_setaffinity" "pingpong on a CPU the machine does not have fails, naming the call" \
+	"$PP" -n 1 -c 1023
 
 # --- demo-report.py (make demo's table and plot) ----------------------------
 

@@ -26,10 +26,14 @@
 #   sleepers  N nice 0 hogs and N nice 0 tasks of 50 % duty cycle
 #   rt        one SCHED_FIFO hog (priority 10) on the last CPU, N+1 nice 0
 #             hogs on CPU 0
-# Throughput scenarios (the work runs under the scheduler; O1 via o1run):
+# Throughput scenarios (the work runs under the scheduler; O1 via o1run;
+# under perf stat -a where perf is installed, for the guest's context
+# switches and migrations):
 #   messaging perf bench sched messaging -g 4 -l 40
-#   pipe      perf bench sched pipe -l 1000
+#   pipe      perf bench sched pipe -l 5000
 #   hackbench hackbench -g 4 -l 50
+#   starve    pingpong: two tasks hand a signal back and forth 2000 times
+#             on CPU 0 beside a CPU hog there (LTP's starvation check)
 #   make      make -jN of a generated tree of 12 C files in tmpfs (after
 #             one untimed build that loads the compiler into the page cache)
 #   build     make -jN of a real C code base: the kernel tree's objtool and
@@ -49,10 +53,11 @@
 #   kind scenario sched rep status wall_ns result-file balance-file
 # where kind is fair, tput or lat and balance-file holds
 # /sys/kernel/debug/sched/o1_balance after the run (reset before it).
+# A throughput run's perf stat output is KIND-SCENARIO-SCHED-REP.perf.
 set -uo pipefail
 
 FAIR_SCENARIOS="article mixed minus20 odd sleepers rt"
-TPUT_SCENARIOS="messaging pipe hackbench make build"
+TPUT_SCENARIOS="messaging pipe hackbench starve make build"
 LAT_SCENARIOS="latency"
 ALL_SCHEDS="count smpnice smpnice2 all cfs"
 
@@ -69,7 +74,7 @@ while [ $# -gt 0 ]; do
 	--check) check_only=1; shift ;;
 	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "lat: $LAT_SCENARIOS"
 		echo "scheds: $ALL_SCHEDS"; exit 0 ;;
-	-h|--help) sed -n '3,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (try --help)" ;;
 	esac
 done
@@ -87,9 +92,10 @@ ready_timeout=$((ncpus > 8 ? 180 : 10))
 BAL=/sys/kernel/debug/sched/o1_balance
 SMPNICE=/proc/sys/kernel/sched_smpnice
 ALL=/proc/sys/kernel/sched_o1_all
-have_o1=1 have_all=1
+have_o1=1 have_all=1 have_perf=1
 [ -w "$SMPNICE" ] || have_o1=0
 [ -w "$ALL" ] || have_all=0
+perf stat -e context-switches -a -- true >/dev/null 2>&1 || have_perf=0
 # The objtool sources of the kernel tree the project patches.
 BUILD_SRC=${BENCH_BUILD_SRC:-build/linux/tools/objtool}
 
@@ -157,8 +163,9 @@ make_tree() {
 tput_cmd() {
 	case $1 in
 	messaging) echo "perf bench sched messaging -g 4 -l 40" ;;
-	pipe) echo "perf bench sched pipe -l 1000" ;;
+	pipe) echo "perf bench sched pipe -l 5000" ;;
 	hackbench) echo "hackbench -g 4 -l 50" ;;
+	starve) echo "pingpong -n 2000 -c 0 -H 1" ;;
 	make) echo "make -s -C /tmp/bench-make -j$ncpus prog" ;;
 	build) echo "make -s -C $BUILD_SRC O=/tmp/bench-build -j$ncpus" ;;
 	esac
@@ -226,13 +233,16 @@ run_one() {
 		res=$base.txt
 		[ "$scen" = make ] && make_tree /tmp/bench-make
 		[ "$scen" = build ] && rm -rf /tmp/bench-build && mkdir /tmp/bench-build
+		local stat=()
+		[ "$have_perf" -eq 0 ] ||
+			stat=(perf stat "-x," -e "context-switches,cpu-migrations" -a -o "$out/$base.perf" --)
 		t0=$(now_ns)
 		if [ "$(hog_policy "$sched")" = normal ]; then
 			# shellcheck disable=SC2046
-			$(tput_cmd "$scen") >"$out/$res" 2>&1
+			"${stat[@]}" $(tput_cmd "$scen") >"$out/$res" 2>&1
 		else
 			# shellcheck disable=SC2046
-			o1run -- $(tput_cmd "$scen") >"$out/$res" 2>&1
+			"${stat[@]}" o1run -- $(tput_cmd "$scen") >"$out/$res" 2>&1
 		fi
 		rc=$?
 	fi
