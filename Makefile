@@ -18,12 +18,29 @@ comma := ,
 # BENCH_DURATION change the runs (tests/scenarios, the bench-* lines).
 BENCH_TOPOS ?=
 export BENCH_SCENARIOS BENCH_SCHEDS BENCH_REPEAT BENCH_DURATION
+# make bench-whole: whole-system mode against CFS, each in its own boot, the
+# boots alternating (sched_o1=all, then without) for BENCH_ROUNDS rounds (1-5:
+# the whole-* lines of tests/scenarios) on each of BENCH_TOPOS (2 4 8; empty:
+# all three); BENCH_SCENARIOS and BENCH_DURATION as for make bench.
+BENCH_ROUNDS ?= 3
+WHOLE_TOPOS = $(or $(strip $(BENCH_TOPOS)),2 4 8)
+# Round 1 all, round 1 cfs, round 2 all, ... of each topology (the runner
+# runs them in the table's order, which is this one).
+WHOLE_ONLY = $(subst $(eval) ,$(comma),$(strip $(foreach t,$(WHOLE_TOPOS),$(foreach k,$(wordlist 1,$(BENCH_ROUNDS),1 2 3 4 5),whole-$t-all-$k whole-$t-cfs-$k))))
+ifneq ($(filter bench-whole,$(MAKECMDGOALS)),)
+ifneq ($(filter-out 1 2 3 4 5,$(BENCH_ROUNDS))$(words $(BENCH_ROUNDS)),1)
+$(error make bench-whole: BENCH_ROUNDS is 1 to 5 (the whole-* lines of tests/scenarios), not '$(BENCH_ROUNDS)')
+endif
+ifneq ($(filter-out 2 4 8,$(WHOLE_TOPOS)),)
+$(error make bench-whole: BENCH_TOPOS is some of 2 4 8, not '$(BENCH_TOPOS)')
+endif
+endif
 # make study: STUDY_SEEDS (A-B), STUDY_MODES (comma list), STUDY_DURATION.
 STUDY_SEEDS ?= 1-100
 export STUDY_MODES STUDY_DURATION
 LATEST := build/results/latest
 
-.PHONY: help deps prepare headers kernel kernel-debug export checkpatch lint tools selftests demo bench class-cost check stress torture stress-ng study \
+.PHONY: help deps prepare headers kernel kernel-debug export checkpatch lint tools selftests demo bench bench-whole class-cost check stress torture stress-ng study \
 	bisect-check matrix quick recheck \
 	test-host test-vm clean distclean
 
@@ -79,6 +96,17 @@ bench: kernel tools ## benchmarks, O1 by count vs smpnice vs whole-system mode v
 		tools/bench-report.py --plots $$r/bench $$r/bench-*/out-bench-* && rm -rf build/bench && ln -sfn $$r/bench build/bench; \
 		exit $$rc
 
+bench-whole: kernel tools ## whole-system mode vs CFS on 2/4/8 CPUs, each in its own boot, alternating (BENCH_TOPOS="2 4 8" BENCH_ROUNDS=3 BENCH_SCENARIOS= BENCH_DURATION=)
+	@tests/vm/guest/bench.sh --check --scenarios "$(BENCH_SCENARIOS)" --scheds all,cfs
+	@before=$$(readlink $(LATEST) 2>/dev/null); \
+	BENCH_ROUNDS=$(BENCH_ROUNDS) $(RUN) --only $(WHOLE_ONLY) --built $(FLAVOUR); \
+		rc=$$?; [ "$$(readlink $(LATEST) 2>/dev/null)" != "$$before" ] || exit $$rc; \
+		r=$$(readlink -f $(LATEST)); \
+		tools/bench-report.py --plots $$r/bench-whole \
+			$$(ls -d $$r/whole-*/out-whole-*/index.tsv 2>/dev/null | sed 's,/index.tsv$$,,') && \
+		rm -rf build/bench-whole && ln -sfn $$r/bench-whole build/bench-whole; \
+		exit $$rc
+
 study: kernel tools ## the placement study: random hog scenarios under every balancing mode against their best static placement (STUDY_SEEDS=1-100 STUDY_MODES= STUDY_DURATION=)
 	@tools/placement-study.py gen --seeds $(STUDY_SEEDS) --out build/study
 	@before=$$(readlink $(LATEST) 2>/dev/null); \
@@ -127,7 +155,7 @@ recheck: ## judge the latest results again (RESULTS_DIR=build/results/... for an
 	@$(RUN) --recheck $(RESULTS_DIR)
 
 clean: ## remove build outputs (keeps build/linux and the ccache)
-	rm -rf build/obj build/kselftest build/logs build/vm-out build/bench build/results
+	rm -rf build/obj build/kselftest build/logs build/vm-out build/bench build/bench-whole build/results
 	@$(MAKE) -s -C tools clean
 
 distclean: clean ## remove build/ entirely

@@ -10,8 +10,9 @@
 #                          [--reuse] [--built FLAVOUR[,...]] [--dry-run] [--list]
 #        scripts/runner.sh --recheck [RESULTS-DIR]
 #   --set SET    the scenarios whose sets include SET (host, quick, check,
-#                matrix, torture, torture-kasan, stress, stress-ng)
-#   --only       these scenarios (any set)
+#                matrix, torture, torture-kasan, stress, stress-ng, bench,
+#                whole, demo, class-cost, study)
+#   --only       these scenarios (any set), run in the table's order
 #   --filter     of those, the ones whose name contains TEXT
 #   --reuse      boot the kernels as they are built; build only missing ones
 #                (default: bring every flavour used up to date, incrementally)
@@ -36,7 +37,7 @@ SCENARIOS=${SCENARIOS:-$TOP/tests/scenarios}
 RESULTS=${RESULTS:-$BUILD/results}
 REPORT=$TOP/scripts/report.py
 
-usage() { sed -n '9,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '9,32p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 set_name="" only="" filter="" reuse=0 built="" dry=0 list=0 recheck=0 recheck_dir=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -68,7 +69,7 @@ done < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$SCENARIOS" |
 	 awk -F'|' -v OFS='|' '{ for (i = 1; i <= NF; i++) gsub(/^[[:space:]]+|[[:space:]]+$/, "", $i); print }')
 
 # Validate the table: a bad line is an error, whatever is selected.
-all_sets=" host quick check matrix torture torture-kasan stress stress-ng bench demo class-cost study "
+all_sets=" host quick check matrix torture torture-kasan stress stress-ng bench whole demo class-cost study "
 names=" "
 for r in "${rows[@]}"; do
 	IFS='|' read -r name sets fl vm judge retry cmd <<<"$r"

@@ -10,6 +10,13 @@ Each RAWDIR/TOPO holds info.txt, index.tsv and the run files the guest
 script wrote. Writes OUTDIR/results.json, OUTDIR/bench.md and, with gnuplot
 installed, OUTDIR/plots/*.png; prints the Markdown tables.
 
+A directory out-bench-TOPO (make bench) is topology TOPO. The directories
+out-whole-TOPO-SCHED-K of make bench-whole, one boot each (SCHED in round
+K), are merged into topology TOPO: they must agree on the CPUs, threads,
+nodes, kernel and duration; each holds runs of SCHED only; every boot's
+runs are repeats of their own (numbered 1, 2, ... in the order of the
+rounds), and the report says the boots alternated.
+
 Definitions (Documentation/results.md refers to these):
   error       |share - ideal| / ideal per task; ideal = the scheduler's
               weights water-filled over the CPUs (nicebench)
@@ -65,6 +72,26 @@ TPUT_UNIT = {"messaging": "s", "pipe": "s", "hackbench": "s", "make": "s", "buil
 def usage(msg):
     print(f"bench-report.py: {msg}\n{__doc__}", file=sys.stderr)
     sys.exit(2)
+
+
+# make bench-whole's directories: one boot of one scheduler, in round K
+WHOLE_DIR = re.compile(r"^out-whole-(.+)-(%s)-([0-9]+)$" % "|".join(SCHEDS))
+# what the boots merged into one topology must agree on (info.txt)
+SAME_INFO = ("cpus", "threads", "nodes", "kernel", "duration")
+
+
+def dir_topo(d):
+    """The topology of a raw directory, and (SCHED, K) for make
+    bench-whole's out-whole-TOPO-SCHED-K (None for others): out-bench-TOPO
+    and out-whole-TOPO-* are both topology TOPO."""
+    name = os.path.basename(os.path.normpath(d))
+    m = WHOLE_DIR.match(name)
+    if m:
+        return m.group(1), (m.group(2), int(m.group(3)))
+    # scripts/runner.sh's out-bench-TOPO directories
+    if name.startswith("out-bench-"):
+        name = name[len("out-bench-"):]
+    return name, None
 
 
 # ---------------------------------------------------------------- inputs
@@ -368,11 +395,13 @@ def spread(values):
 
 def analyse(topo_dirs):
     runs, topos = [], []
+    kinds, whole, seen = {}, {}, set()
     for d in topo_dirs:
-        name = os.path.basename(os.path.normpath(d))
-        # scripts/runner.sh's out-bench-TOPO directories
-        if name.startswith("out-bench-"):
-            name = name[len("out-bench-"):]
+        name, boot = dir_topo(d)
+        kind = "boots" if boot else "bench"
+        if kinds.setdefault(name, kind) != kind:
+            usage(f"{d}: topology {name} has both out-bench-{name} and out-whole-{name}-* "
+                  "directories: report one kind")
         try:
             info = read_info(d)
             index = read_index(d)
@@ -383,10 +412,38 @@ def analyse(topo_dirs):
         threads = int(info.get("threads", 1) or 1)
         label = f"{cpus}" + (f" ({nodes} nodes)" if nodes > 1 else "") + \
             (f" ({cpus // threads} cores x {threads} threads)" if threads > 1 else "")
-        topos.append({"topo": name, "cpus": cpus, "nodes": nodes, "label": label,
-                      "kernel": info.get("kernel"), "domains": info.get("sched_domains", "").strip()})
+        extra = {}
+        if boot:
+            # one boot of make bench-whole: merged into its topology
+            sched, rnd = boot
+            real = os.path.realpath(d)
+            if real in seen:
+                usage(f"{d}: given twice")
+            seen.add(real)
+            other = sorted({r["sched"] for r in index} - {sched})
+            if other:
+                usage(f"{d}: runs of {', '.join(other)} in the directory of a boot of {sched}")
+            base = os.path.basename(os.path.normpath(d))
+            extra = {"boot": base, "round": rnd}
+            if name in whole:
+                t, (first_dir, first_info) = whole[name]
+                for k in SAME_INFO:
+                    if info.get(k) != first_info.get(k):
+                        usage(f"{d}: {k}={info.get(k)} but {first_dir} has {k}={first_info.get(k)}: "
+                              "not boots of one topology")
+            else:
+                t = {"topo": name, "cpus": cpus, "nodes": nodes, "label": label,
+                     "kernel": info.get("kernel"), "domains": info.get("sched_domains", "").strip(),
+                     "boots": []}
+                whole[name] = (t, (base, info))
+                topos.append(t)
+            t["boots"].append({"dir": base, "sched": sched, "round": rnd,
+                               "repeat": int(info.get("repeat", 1) or 1)})
+        else:
+            topos.append({"topo": name, "cpus": cpus, "nodes": nodes, "label": label,
+                          "kernel": info.get("kernel"), "domains": info.get("sched_domains", "").strip()})
         for r in index:
-            r.update(topo=name, cpus=cpus, label=label)
+            r.update(topo=name, cpus=cpus, label=label, **extra)
             path = os.path.join(d, r["file"])
             if r["balance_file"]:
                 try:
@@ -445,6 +502,15 @@ def analyse(topo_dirs):
                 if r.get("lb_locked") is not None and r["lb_count"]:
                     r["lb_locked_per_call"] = r["lb_locked"] / r["lb_count"]
             runs.append(r)
+    # Every boot's bench.sh numbers its repeats from 1: number those of a
+    # topology's boots 1, 2, ... in the order of the rounds, so that each
+    # boot's runs are repeats of their own (the plots pick a run by its
+    # repeat); boot_rep keeps bench.sh's number (the name of its files).
+    count = {}
+    for r in sorted((r for r in runs if "boot" in r), key=lambda r: (r["round"], r["boot"], r["rep"])):
+        key = (r["topo"], r["kind"], r["scenario"], r["sched"])
+        count[key] = count.get(key, 0) + 1
+        r["boot_rep"], r["rep"] = r["rep"], count[key]
     return topos, runs
 
 
@@ -640,8 +706,49 @@ def conv_fmt(a):
     return s
 
 
+def boots_note(topos):
+    """The line that says the schedulers ran in boots of their own (make
+    bench-whole), with the rounds of each topology; None without boots."""
+    per_topo = []
+    for t in topos:
+        if not t.get("boots"):
+            continue
+        per = {}
+        for b in t["boots"]:
+            per[b["sched"]] = per.get(b["sched"], 0) + 1
+        per_topo.append((t, per))
+    if not per_topo:
+        return None
+    scheds = sorted({x for _, per in per_topo for x in per},
+                    key=lambda x: SCHEDS.index(x) if x in SCHEDS else 9)
+    parts, rounds, uneven = [], set(), False
+    for t, per in per_topo:
+        n = max(per.values())
+        rounds.add(n)
+        part = f"{t['label']} CPUs {n} round" + ("s" if n != 1 else "")
+        if any(per.get(x, 0) != n for x in scheds):
+            uneven = True
+            part += " (" + ", ".join(f"{SCHED_LABEL.get(x, x)} {per.get(x, 0)} boot" +
+                                     ("s" if per.get(x, 0) != 1 else "") for x in scheds) + ")"
+        parts.append(part)
+    # one figure for all: every topology's boots, as many of each scheduler
+    even = len(rounds) == 1 and len(per_topo) == len(topos) and not uneven
+    one = all(b["repeat"] == 1 for t, _ in per_topo for b in t["boots"])
+    what = ("each scheduler in boots of its own, alternating: " +
+            " and ".join(f"{SCHED_LABEL.get(x, x)} (booted with sched_o1=all)" if x == "all" else
+                         SCHED_LABEL.get(x, x) for x in scheds) +
+            (", one repeat per boot" if one else ", each boot's runs repeats of their own"))
+    if even:
+        n = rounds.pop()
+        return f"Boots alternated (make bench-whole), {n} round{'s' if n != 1 else ''}: {what}.\n\n"
+    return f"Boots alternated (make bench-whole): {what}; {', '.join(parts)}.\n\n"
+
+
 def report_md(topos, agg, tgts):
     out = []
+    note = boots_note(topos)
+    if note:
+        out.append(note)
     fair = [a for a in agg if a["kind"] == "fair"]
     if fair:
         out.append("### Fairness, convergence, stability\n")

@@ -5,7 +5,9 @@
 # small fake result tree (medians, spreads, convergence, migrations, the
 # o1_balance counters with and without lb_time_ns, throughput parsing,
 # static reachability, perf stat rates, targets), the argument checks of make bench (the bench-* scenarios)
-# and tests/vm/guest/bench.sh, and nicebench's --duty/--rt ideal shares.
+# and tests/vm/guest/bench.sh, and nicebench's --duty/--rt ideal shares;
+# make bench-whole: its boots merged per topology (fake out-whole-* trees),
+# its rows and arguments, and the target itself with a fake runner.
 #
 # KTAP output (tests/lib/ktap.sh); exits non-zero if any check failed.
 set -uo pipefail
@@ -228,6 +230,121 @@ fi
 ktap_expect 2 "no index.tsv" "bench-report.py: a directory without index.tsv is a usage error" \
 	"$REPORT" "$TMP/x" "$TMP"
 
+# make bench-whole: one boot per scheduler and round, as the runner leaves
+# them (whole-T-SCHED-K/out-whole-T-SCHED-K/). 2 CPUs: rounds 1-3 of both;
+# 4 CPUs: rounds 1-3 of all, 1-2 of cfs (a boot missing). Every boot's
+# bench.sh writes repeat 1.
+python3 - "$TMP/whole" <<'EOF'
+import json, os, sys
+root = sys.argv[1]
+def boot(topo, sched, k, msg, build, cs):
+    d = f"{root}/whole-{topo}-{sched}-{k}/out-whole-{topo}-{sched}-{k}"
+    os.makedirs(d)
+    open(f"{d}/info.txt", "w").write(f"cpus={topo}\nthreads=1\nkernel=6.12-test\nnodes=1\nduration=4\nrepeat=1\nsched_domains=MC\n")
+    idx = []
+    open(f"{d}/tput-messaging-{sched}-1.txt", "w").write(f"     Total time: {msg:.3f} [sec]\n")
+    idx.append(("tput", "messaging", sched, 1, 0, 5_000_000_000, f"tput-messaging-{sched}-1.txt", "-"))
+    open(f"{d}/tput-build-{sched}-1.txt", "w").write("")
+    idx.append(("tput", "build", sched, 1, 0, int(build * 1e9), f"tput-build-{sched}-1.txt", "-"))
+    open(f"{d}/tput-starve-{sched}-1.txt", "w").write(
+        f"Total time: {1.0 if sched == 'all' else 0.8:.3f} [sec]\n")
+    open(f"{d}/tput-starve-{sched}-1.perf", "w").write(f"{cs},,context-switches,2000000000,100.00,,\n")
+    idx.append(("tput", "starve", sched, 1, 0, 2_000_000_000, f"tput-starve-{sched}-1.txt", "-"))
+    hist = {"100": 98, "150": 1, "3000": 1} if sched == "all" else {"200": 50, "400": 50}
+    th = {str(c): {"cycles": 100, "min": 100, "avg": 100.0 + k, "max": 3000 if sched == "all" else 400,
+                   "cpu": c, "node": 0, "histogram": hist} for c in range(int(topo))}
+    json.dump({"num_threads": int(topo), "thread": th}, open(f"{d}/lat-latency-{sched}-1.json", "w"))
+    idx.append(("lat", "latency", sched, 1, 0, 6_000_000_000, f"lat-latency-{sched}-1.json", "-"))
+    with open(f"{d}/index.tsv", "w") as f:
+        for row in idx:
+            f.write("\t".join(str(x) for x in row) + "\n")
+# 2 CPUs: messaging all 2.0/2.6/2.2 s (median 2.2), cfs 2.4/2.3/2.5 (2.4);
+# build all 31/32/33 s, cfs 36/35/37; perf stat 500/1000/1500 switches in 2 s
+for k, (ma, mc, ba, bc) in enumerate(((2.0, 2.4, 31, 36), (2.6, 2.3, 32, 35), (2.2, 2.5, 33, 37)), 1):
+    boot("2", "all", k, ma, ba, 500 * k)
+    boot("2", "cfs", k, mc, bc, 300 * k)
+# 4 CPUs: messaging all 3.0/3.3/3.6 s, cfs 4.0/4.2 s (no cfs boot in round 3)
+for k in (1, 2, 3):
+    boot("4", "all", k, 3.0 + 0.3 * (k - 1), 20.0, 1000)
+    if k < 3:
+        boot("4", "cfs", k, 4.0 + 0.2 * (k - 1), 24.0, 1000)
+EOF
+# the directories as make bench-whole gives them, and in another order
+W=$TMP/whole
+mapfile -t WDIRS < <(ls -d "$W"/whole-*/out-whole-*)
+ktap_check "bench-report.py merges make bench-whole's boots (out-whole-T-SCHED-K) per topology" \
+	"$REPORT" --no-plots "$TMP/bench-whole" "${WDIRS[@]}"
+wpy() {
+	local desc=$1 code=$2
+	ktap_check "$desc" python3 -c "import json, sys
+d = json.load(open('$TMP/bench-whole/results.json'))
+S = {(a['topo'], a['scenario'], a['sched']): a for a in d['summary']}
+T = {t['target']: t for t in d['targets']}
+$code"
+}
+wpy "bench-whole: out-whole-2-* and out-whole-4-* are topologies 2 and 4 (the keys out-bench-2/4 give), 11 boots" '
+assert [(t["topo"], t["cpus"], t["label"], len(t["boots"])) for t in d["topologies"]] == [("2", 2, "2", 6), ("4", 4, "4", 5)], d["topologies"]'
+wpy "bench-whole: medians over the boots (messaging 2.2 s (2.0-2.6) whole-system, 2.4 s CFS on 2 CPUs)" '
+a, c = S[("2", "messaging", "all")]["value"], S[("2", "messaging", "cfs")]["value"]
+assert (a["median"], a["min"], a["max"], a["n"]) == (2.2, 2.0, 2.6, 3), a
+assert (c["median"], c["n"]) == (2.4, 3), c
+b = S[("2", "build", "all")]["value"]
+assert (b["median"], b["n"]) == (32.0, 3), b'
+wpy "bench-whole: each boot is one repeat, numbered by round (1, 2, 3); bench.sh's repeat 1 kept as boot_rep" '
+rs = sorted((r["round"], r["rep"], r["boot_rep"], r["boot"]) for r in d["runs"]
+            if r["topo"] == "2" and r["scenario"] == "messaging" and r["sched"] == "all")
+assert rs == [(1, 1, 1, "out-whole-2-all-1"), (2, 2, 1, "out-whole-2-all-2"), (3, 3, 1, "out-whole-2-all-3")], rs'
+wpy "bench-whole: a mix of rounds (4 CPUs: 3 whole-system boots, 2 CFS) counts each boot once" '
+a, c = S[("4", "messaging", "all")], S[("4", "messaging", "cfs")]
+assert a["runs"] == 3 and a["value"]["n"] == 3 and round(a["value"]["median"], 6) == 3.3, a
+assert c["runs"] == 2 and c["value"]["n"] == 2 and round(c["value"]["median"], 6) == 4.1, c
+assert sorted(r["rep"] for r in d["runs"] if r["topo"] == "4" and r["scenario"] == "build") == [1, 1, 2, 2, 3]'
+wpy "bench-whole: perf stat of every boot read from its own file (500/1000/1500 in 2 s: median 500/s)" '
+a = S[("2", "starve", "all")]["cs_per_s"]
+assert (a["median"], a["min"], a["max"], a["n"]) == (500, 250, 750, 3), a'
+wpy "bench-whole: whole-system targets from the merged medians (messaging 2.4/2.2, build 36/32 met; starve, worst latency missed)" '
+def one(prefix):
+    k = [t for t in T if t.startswith(prefix) and t.endswith("(2 CPUs)")]
+    assert len(k) == 1, (prefix, list(T))
+    return T[k[0]]
+t = one("whole-system messaging")
+assert t["met"] is True and t["value"] == "1.09 (2.20 s vs CFS 2.40 s)", t
+t = one("whole-system build")
+assert t["met"] is True and t["value"] == "1.12 (32.00 s vs CFS 36.00 s)", t
+assert one("whole-system starve")["met"] is False
+assert one("whole-system cyclictest 99th")["met"] is True
+t = one("whole-system cyclictest worst")
+assert t["met"] is False and t["value"] == "3000 us vs 400 us", t
+t = [T[k] for k in T if k.startswith("whole-system messaging") and k.endswith("(4 CPUs)")][0]
+assert t["value"] == "1.24 (3.30 s vs CFS 4.10 s)", t'
+ktap_check "bench-whole: the report says the boots alternated, with the rounds and the missing boot" \
+	grep -qF "Boots alternated (make bench-whole): each scheduler in boots of its own, alternating: O1 whole-system (booted with sched_o1=all) and CFS/EEVDF, one repeat per boot; 2 CPUs 3 rounds, 4 CPUs 3 rounds (O1 whole-system 3 boots, CFS/EEVDF 2 boots)." "$TMP/bench-whole/bench.md"
+ktap_check "bench-whole: the throughput table has the merged medians (2 CPUs build 32 vs 36 s = 112 %)" \
+	grep -Eq '^\| 2 \| build \| - \| - \| - \| 32\.00 \(31\.00-33\.00\) \| 36\.00 \(35\.00-37\.00\) \| - \| - \| 112 % \|' "$TMP/bench-whole/bench.md"
+ktap_check "bench-whole: the rounds in any order, 2 CPUs alone: same medians, \"3 rounds\" for all" bash -c \
+	"'$REPORT' --no-plots '$TMP/bench-whole2' \$(ls -dr '$W'/whole-2-*/out-*) >/dev/null &&
+	 grep -qF 'Boots alternated (make bench-whole), 3 rounds: each scheduler in boots of its own' '$TMP/bench-whole2/bench.md' &&
+	 python3 -c 'import json; d = json.load(open(\"$TMP/bench-whole2/results.json\"))
+rs = sorted((r[\"round\"], r[\"rep\"]) for r in d[\"runs\"] if r[\"scenario\"] == \"messaging\" and r[\"sched\"] == \"cfs\")
+assert rs == [(1, 1), (2, 2), (3, 3)], rs'"
+ktap_check "bench-whole: no alternation line in make bench's report" \
+	bash -c "! grep -q 'Boots alternated' '$TMP/bench/bench.md'"
+mkdir -p "$TMP/mixed/out-bench-2" && cp "$TMP/raw/2"/* "$TMP/mixed/out-bench-2/"
+ktap_expect 2 "topology 2 has both out-bench-2 and out-whole-2-" \
+	"bench-report.py refuses out-bench-2 and out-whole-2-* in one report" \
+	"$REPORT" --no-plots "$TMP/x" "$W/whole-2-all-1/out-whole-2-all-1" "$TMP/mixed/out-bench-2"
+mkdir -p "$TMP/odd/out-whole-2-cfs-4" && cp "$W/whole-2-cfs-1/out-whole-2-cfs-1"/* "$TMP/odd/out-whole-2-cfs-4/"
+sed -i 's/^duration=4/duration=8/' "$TMP/odd/out-whole-2-cfs-4/info.txt"
+ktap_expect 2 "duration=8 but out-whole-2-all-1 has duration=4" \
+	"bench-report.py refuses boots of one topology that disagree (duration)" \
+	"$REPORT" --no-plots "$TMP/x" "$W/whole-2-all-1/out-whole-2-all-1" "$TMP/odd/out-whole-2-cfs-4"
+mkdir -p "$TMP/odd/out-whole-2-all-5" && cp "$W/whole-2-cfs-1/out-whole-2-cfs-1"/* "$TMP/odd/out-whole-2-all-5/"
+ktap_expect 2 "runs of cfs in the directory of a boot of all" \
+	"bench-report.py refuses a boot's directory that holds another scheduler's runs" \
+	"$REPORT" --no-plots "$TMP/x" "$TMP/odd/out-whole-2-all-5"
+ktap_expect 2 "given twice" "bench-report.py refuses the same boot twice" \
+	"$REPORT" --no-plots "$TMP/x" "$W/whole-2-all-1/out-whole-2-all-1" "$W/whole-2-all-1/out-whole-2-all-1/"
+
 # Argument checks: they fail before any guest boots.
 ktap_check "make bench's topologies are the bench-TOPO scenarios" \
 	bash -c "'$TOP/scripts/runner.sh' --set bench --list | awk 'NR > 1 { print \$1 }' | tr '\n' ' ' | grep -qx 'bench-2 bench-4 bench-numa bench-smt bench-8 bench-32 '"
@@ -244,6 +361,52 @@ ktap_check "guest bench.sh --list names the scenarios and schedulers" \
 		 '$TOP/tests/vm/guest/bench.sh' --list | grep -q '^scheds: count smpnice smpnice2 all cfs'"
 ktap_expect 2 "unknown scenario 'x'" "guest bench.sh rejects an unknown scenario" \
 	"$TOP/tests/vm/guest/bench.sh" --scenarios x --out "$TMP"
+
+# make bench-whole's rows and arguments, and the target with a fake runner.
+ktap_check "set whole: rounds 1-5 of 2, 4 and 8 CPUs, all then cfs in each round" bash -c \
+	"'$TOP/scripts/runner.sh' --set whole --list | awk 'NR > 1 { print \$1 }' | paste -sd' ' |
+	 grep -qx '$(for t in 2 4 8; do for k in 1 2 3 4 5; do printf 'whole-%s-all-%s whole-%s-cfs-%s ' $t $k $t $k; done; done | sed 's/ $//')'"
+ktap_check "whole-4-all-1 boots with sched_o1=all and runs only all, one repeat; whole-4-cfs-1 boots without it, only cfs" bash -c \
+	"BENCH_DURATION= '$TOP/scripts/runner.sh' --only whole-4-all-1,whole-4-cfs-1 --dry-run >'$TMP/whole-dry.txt' &&
+	 grep -q '^whole-4-all-1: scripts/vm-run.sh --flavour default --name whole-4-all-1 --cpus 4 --append sched_o1=all --timeout 1044 -- .*--scheds all --repeat 1 ' '$TMP/whole-dry.txt' &&
+	 grep -q '^whole-4-cfs-1: scripts/vm-run.sh --flavour default --name whole-4-cfs-1 --cpus 4 --timeout 1044 -- .*--scheds cfs --repeat 1 ' '$TMP/whole-dry.txt'"
+ktap_check "whole-8-*: no build, so 5 runs in the timeout (BENCH_DURATION=6: 120 + 5 * 46 * 3 = 810 s)" bash -c \
+	"BENCH_DURATION=6 '$TOP/scripts/runner.sh' --only whole-8-cfs-3 --dry-run |
+	 grep -q -- '--cpus 8 --timeout 810 -- .*--scenarios \${BENCH_SCENARIOS:-messaging,pipe,hackbench,starve,latency} --scheds cfs'"
+ktap_check "make bench-whole: BENCH_ROUNDS=2 BENCH_TOPOS='8 2' runs round 1 all, round 1 cfs, round 2 all, ... of each topology" bash -c \
+	"make -s -C '$TOP' -n bench-whole BENCH_ROUNDS=2 BENCH_TOPOS='8 2' | grep -q -- 'BENCH_ROUNDS=2 scripts/runner.sh --only whole-8-all-1,whole-8-cfs-1,whole-8-all-2,whole-8-cfs-2,whole-2-all-1,whole-2-cfs-1,whole-2-all-2,whole-2-cfs-2 '"
+ktap_check "make bench-whole: by default 3 rounds of 2, 4 and 8 CPUs (18 boots)" bash -c \
+	"env -u MAKEFLAGS -u BENCH_ROUNDS -u BENCH_TOPOS make -s -C '$TOP' -n bench-whole | grep -o -- '--only [^ ]*' | tr ',' '\n' | grep -c whole- | grep -qx 18"
+ktap_expect 2 "BENCH_ROUNDS is 1 to 5" "make bench-whole rejects BENCH_ROUNDS=6 before any build" \
+	make -s -C "$TOP" -n bench-whole BENCH_ROUNDS=6
+ktap_expect 2 "BENCH_TOPOS is some of 2 4 8, not 'numa'" "make bench-whole rejects BENCH_TOPOS=numa before any build" \
+	make -s -C "$TOP" -n bench-whole BENCH_TOPOS=numa
+# The target itself, its prerequisites (kernel, tools) taken as made and a
+# fake runner that leaves the fake boots in a results directory; in a
+# directory of its own (no scripts/: nothing there can build or boot).
+P=$TMP/proj
+mkdir -p "$P/build/results"
+ln -s "$TOP/tests" "$P/tests"
+ln -s "$TOP/tools" "$P/tools"
+cat >"$TMP/fake-runner" <<EOF
+#!/bin/bash
+echo "BENCH_ROUNDS=\$BENCH_ROUNDS \$*" >'$TMP/fake-runner.args'
+r=$P/build/results/fake-run
+mkdir -p "\$r"
+cp -r '$W'/whole-2-* "\$r/"
+mkdir "\$r/whole-4-all-1" "\$r/whole-4-all-1/out-whole-4-all-1"	# a boot that failed: no index.tsv
+ln -sfn fake-run '$P/build/results/latest'
+exit 1
+EOF
+chmod +x "$TMP/fake-runner"
+ktap_expect 2 "bench-whole\] Error 1" "make bench-whole: fails as the runner did, after the report" \
+	make -s -C "$P" -f "$TOP/Makefile" -o kernel -o tools bench-whole BENCH_ROUNDS=3 BENCH_TOPOS="2 4" FLAVOUR=default RUN="$TMP/fake-runner"
+ktap_check "make bench-whole: the runner got the rounds and the rows" \
+	grep -qx "BENCH_ROUNDS=3 --only whole-2-all-1,whole-2-cfs-1,whole-2-all-2,whole-2-cfs-2,whole-2-all-3,whole-2-cfs-3,whole-4-all-1,whole-4-cfs-1,whole-4-all-2,whole-4-cfs-2,whole-4-all-3,whole-4-cfs-3 --built default" "$TMP/fake-runner.args"
+ktap_check "make bench-whole: the report of the boots that ran in RESULTS/bench-whole, linked as build/bench-whole" bash -c \
+	"[ \"\$(readlink '$P/build/bench-whole')\" = '$P/build/results/fake-run/bench-whole' ] &&
+	 grep -qF 'Boots alternated (make bench-whole), 3 rounds' '$P/build/bench-whole/bench.md' &&
+	 grep -q '^| 2 | messaging | - | - | - | 2.20 (2.00-2.60) | 2.40 (2.30-2.50) |' '$P/build/bench-whole/bench.md'"
 
 # nicebench's additions for the bench scenarios.
 NB=$TOP/tools/nicebench

@@ -8,6 +8,9 @@
 # without it), all = whole-system mode (kernel.sched_o1_all 1, smpnice: the
 # same plain SCHED_NORMAL tasks as cfs, all of the guest's tasks in the
 # O(1) class), cfs = SCHED_NORMAL (CFS/EEVDF, kernel.sched_o1_all 0).
+# make bench-whole (the whole-TOPO-SCHED-K scenarios) runs one scheduler a
+# boot, --repeat 1: "all" in a boot with sched_o1=all, "cfs" in one
+# without, the boots alternating for BENCH_ROUNDS rounds (out-whole-*/).
 #
 # Usage: tests/vm/guest/bench.sh [--scenarios LIST] [--scheds LIST]
 #                                [--repeat N] [--duration SEC] [--out DIR]
@@ -74,7 +77,7 @@ while [ $# -gt 0 ]; do
 	--check) check_only=1; shift ;;
 	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "lat: $LAT_SCENARIOS"
 		echo "scheds: $ALL_SCHEDS"; exit 0 ;;
-	-h|--help) sed -n '3,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,59p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (try --help)" ;;
 	esac
 done
