@@ -35,12 +35,17 @@ ifneq ($(filter-out 2 4 8,$(WHOLE_TOPOS)),)
 $(error make bench-whole: BENCH_TOPOS is some of 2 4 8, not '$(BENCH_TOPOS)')
 endif
 endif
+ifneq ($(filter wakeup-rule,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(shell seq 1 20),$(WAKEUP_ROUNDS))$(filter-out 0 1,$(words $(WAKEUP_ROUNDS))),)
+$(error make wakeup-rule: WAKEUP_ROUNDS is 1 to 20, not '$(WAKEUP_ROUNDS)')
+endif
+endif
 # make study: STUDY_SEEDS (A-B), STUDY_MODES (comma list), STUDY_DURATION.
 STUDY_SEEDS ?= 1-100
 export STUDY_MODES STUDY_DURATION
 LATEST := build/results/latest
 
-.PHONY: help deps prepare headers kernel kernel-debug export checkpatch lint tools selftests demo bench bench-whole class-cost check stress torture stress-ng study \
+.PHONY: help deps prepare headers kernel kernel-debug export checkpatch lint tools selftests demo bench bench-whole wakeup-rule class-cost check stress torture stress-ng study \
 	bisect-check matrix quick recheck \
 	test-host test-vm clean distclean
 
@@ -116,6 +121,9 @@ study: kernel tools ## the placement study: random hog scenarios under every bal
 		tools/placement-study.py report $$r/study $$(ls -d $$r/study-*/out-study-* 2>/dev/null) && \
 		rm -rf build/study/report && ln -sfn $$r/study build/study/report; \
 		exit $$rc
+
+wakeup-rule: kernel tools ## the wake-up rule (patch 19) vs 2.6.17's rule vs CFS, interleaved in one 2-CPU boot (WAKEUP_ROUNDS=5); the table in the run's output.log
+	@$(RUN) --set wakeup-rule --built $(FLAVOUR)
 
 class-cost: kernel ## perf bench messaging/pipe: the default kernel (class built in, unused) vs o1off, alternating boots
 	@$(RUN) --set class-cost --built $(FLAVOUR) && tools/class-cost-report.py $$(readlink -f $(LATEST))

@@ -11,7 +11,7 @@
 #        scripts/runner.sh --recheck [RESULTS-DIR]
 #   --set SET    the scenarios whose sets include SET (host, quick, check,
 #                matrix, torture, torture-kasan, stress, stress-ng, bench,
-#                whole, demo, class-cost, study)
+#                whole, wakeup-rule, demo, class-cost, study)
 #   --only       these scenarios (any set), run in the table's order
 #   --filter     of those, the ones whose name contains TEXT
 #   --reuse      boot the kernels as they are built; build only missing ones
@@ -69,7 +69,7 @@ done < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$SCENARIOS" |
 	 awk -F'|' -v OFS='|' '{ for (i = 1; i <= NF; i++) gsub(/^[[:space:]]+|[[:space:]]+$/, "", $i); print }')
 
 # Validate the table: a bad line is an error, whatever is selected.
-all_sets=" host quick check matrix torture torture-kasan stress stress-ng bench whole demo class-cost study "
+all_sets=" host quick check matrix torture torture-kasan stress stress-ng bench whole wakeup-rule demo class-cost study "
 names=" "
 for r in "${rows[@]}"; do
 	IFS='|' read -r name sets fl vm judge retry cmd <<<"$r"

@@ -381,6 +381,12 @@ ktap_expect 2 "BENCH_ROUNDS is 1 to 5" "make bench-whole rejects BENCH_ROUNDS=6 
 	make -s -C "$TOP" -n bench-whole BENCH_ROUNDS=6
 ktap_expect 2 "BENCH_TOPOS is some of 2 4 8, not 'numa'" "make bench-whole rejects BENCH_TOPOS=numa before any build" \
 	make -s -C "$TOP" -n bench-whole BENCH_TOPOS=numa
+ktap_expect 2 "WAKEUP_ROUNDS is 1 to 20, not '0'" "make wakeup-rule rejects WAKEUP_ROUNDS=0 before any build" \
+	make -s -C "$TOP" -n wakeup-rule WAKEUP_ROUNDS=0
+ktap_check "make wakeup-rule runs set wakeup-rule, its one row, with WAKEUP_ROUNDS in the guest" \
+	bash -c "make -s -C '$TOP' -n wakeup-rule WAKEUP_ROUNDS=3 | grep -q -- '--set wakeup-rule' &&
+		 '$TOP/scripts/runner.sh' --set wakeup-rule --list | awk 'NR > 1 { print \$1 }' | grep -qx wakeup-rule-2cpu &&
+		 WAKEUP_ROUNDS=3 '$TOP/scripts/runner.sh' --set wakeup-rule --dry-run | grep -q 'export WAKEUP_ROUNDS=3; tests/vm/guest/wakeup-rule.sh'"
 # The target itself, its prerequisites (kernel, tools) taken as made and a
 # fake runner that leaves the fake boots in a results directory; in a
 # directory of its own (no scripts/: nothing there can build or boot).
