@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# In a guest booted with sched_o1=all: the wake-up rule of patch 19 against
+# In a guest booted with sched_o1=all: the wake-up rules of patch 19 against
 # 2.6.17's and CFS, in one boot, the three interleaved in each round:
 #   rule    whole-system mode, kernel.sched_o1_wakeup_preempt=1 (default)
 #   2.6.17  whole-system mode, kernel.sched_o1_wakeup_preempt=0
