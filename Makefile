@@ -122,7 +122,7 @@ study: kernel tools ## the placement study: random hog scenarios under every bal
 		rm -rf build/study/report && ln -sfn $$r/study build/study/report; \
 		exit $$rc
 
-wakeup-rule: kernel tools ## the wake-up rules (patch 19) vs 2.6.17's rules vs CFS, interleaved in one 2-CPU boot (WAKEUP_ROUNDS=5); the table in the run's output.log
+wakeup-rule: kernel tools ## the wake-up rules (patches 19-20) vs 2.6.17's rules vs CFS, interleaved in one 2-CPU boot (WAKEUP_ROUNDS=5); the table in the run's output.log
 	@$(RUN) --set wakeup-rule --built $(FLAVOUR)
 
 class-cost: kernel ## perf bench messaging/pipe: the default kernel (class built in, unused) vs o1off, alternating boots

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# In a guest booted with sched_o1=all: the wake-up rules of patch 19 against
-# 2.6.17's and CFS, in one boot, the three interleaved in each round:
+# In a guest booted with sched_o1=all: the wake-up rules of patches 19-20
+# against 2.6.17's and CFS, in one boot, the three interleaved in each round:
 #   rule    whole-system mode, kernel.sched_o1_wakeup_preempt=1 (default)
 #   2.6.17  whole-system mode, kernel.sched_o1_wakeup_preempt=0
 #   cfs     kernel.sched_o1_all=0
@@ -21,7 +21,7 @@ rounds=${1:-5}
 ALL=/proc/sys/kernel/sched_o1_all
 RULE=/proc/sys/kernel/sched_o1_wakeup_preempt
 for f in "$ALL" "$RULE"; do
-	[ -w "$f" ] || { echo "wakeup-rule.sh: no $f (kernel without whole-system mode or patch 19)"; exit 77; }
+	[ -w "$f" ] || { echo "wakeup-rule.sh: no $f (kernel without whole-system mode or its wake-up rules)"; exit 77; }
 done
 for t in nicebench pingpong cyclictest hackbench perf python3; do
 	command -v "$t" >/dev/null || { echo "wakeup-rule.sh: $t not installed"; exit 77; }
