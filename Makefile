@@ -19,15 +19,20 @@ comma := ,
 BENCH_TOPOS ?=
 export BENCH_SCENARIOS BENCH_SCHEDS BENCH_REPEAT BENCH_DURATION
 # make bench-whole: whole-system mode against CFS, each in its own boot, the
-# boots alternating (sched_o1=all, then without) for BENCH_ROUNDS rounds (1-5:
-# the whole-* lines of tests/scenarios) on each of BENCH_TOPOS (2 4 8; empty:
-# all three); BENCH_SCENARIOS and BENCH_DURATION as for make bench.
+# boots alternating (sched_o1=all, sched_o1=all with the estimator off, then
+# without) for BENCH_ROUNDS rounds (1-5: the whole-* lines of tests/scenarios)
+# on each of BENCH_TOPOS (2 4 8; empty: all three); BENCH_WHOLE_SCHEDS some of
+# all noest cfs; BENCH_SCENARIOS and BENCH_DURATION as for make bench.
 BENCH_ROUNDS ?= 3
+BENCH_WHOLE_SCHEDS ?= all noest cfs
 WHOLE_TOPOS = $(or $(strip $(BENCH_TOPOS)),2 4 8)
-# Round 1 all, round 1 cfs, round 2 all, ... of each topology (the runner
-# runs them in the table's order, which is this one).
-WHOLE_ONLY = $(subst $(eval) ,$(comma),$(strip $(foreach t,$(WHOLE_TOPOS),$(foreach k,$(wordlist 1,$(BENCH_ROUNDS),1 2 3 4 5),whole-$t-all-$k whole-$t-cfs-$k))))
+# Round 1 all, round 1 noest, round 1 cfs, round 2 all, ... of each topology
+# (the runner runs them in the table's order, which is this one).
+WHOLE_ONLY = $(subst $(eval) ,$(comma),$(strip $(foreach t,$(WHOLE_TOPOS),$(foreach k,$(wordlist 1,$(BENCH_ROUNDS),1 2 3 4 5),$(foreach x,$(BENCH_WHOLE_SCHEDS),whole-$t-$x-$k)))))
 ifneq ($(filter bench-whole,$(MAKECMDGOALS)),)
+ifneq ($(filter-out all noest cfs,$(BENCH_WHOLE_SCHEDS))$(if $(strip $(BENCH_WHOLE_SCHEDS)),,none),)
+$(error make bench-whole: BENCH_WHOLE_SCHEDS is some of all noest cfs, not '$(BENCH_WHOLE_SCHEDS)')
+endif
 ifneq ($(filter-out 1 2 3 4 5,$(BENCH_ROUNDS))$(words $(BENCH_ROUNDS)),1)
 $(error make bench-whole: BENCH_ROUNDS is 1 to 5 (the whole-* lines of tests/scenarios), not '$(BENCH_ROUNDS)')
 endif
@@ -101,8 +106,8 @@ bench: kernel tools ## benchmarks, O1 by count vs smpnice vs whole-system mode v
 		tools/bench-report.py --plots $$r/bench $$r/bench-*/out-bench-* && rm -rf build/bench && ln -sfn $$r/bench build/bench; \
 		exit $$rc
 
-bench-whole: kernel tools ## whole-system mode vs CFS on 2/4/8 CPUs, each in its own boot, alternating (BENCH_TOPOS="2 4 8" BENCH_ROUNDS=3 BENCH_SCENARIOS= BENCH_DURATION=)
-	@tests/vm/guest/bench.sh --check --scenarios "$(BENCH_SCENARIOS)" --scheds all,cfs
+bench-whole: kernel tools ## whole-system mode (estimator on and off) vs CFS on 2/4/8 CPUs, each in its own boot, alternating (BENCH_TOPOS="2 4 8" BENCH_ROUNDS=3 BENCH_WHOLE_SCHEDS="all noest cfs" BENCH_SCENARIOS= BENCH_DURATION=)
+	@tests/vm/guest/bench.sh --check --scenarios "$(BENCH_SCENARIOS)" --scheds "$(subst $(eval) ,$(comma),$(strip $(BENCH_WHOLE_SCHEDS)))"
 	@before=$$(readlink $(LATEST) 2>/dev/null); \
 	BENCH_ROUNDS=$(BENCH_ROUNDS) $(RUN) --only $(WHOLE_ONLY) --built $(FLAVOUR); \
 		rc=$$?; [ "$$(readlink $(LATEST) 2>/dev/null)" != "$$before" ] || exit $$rc; \

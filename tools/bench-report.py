@@ -58,9 +58,12 @@ import statistics
 import subprocess
 import sys
 
-SCHEDS = ["count", "smpnice", "smpnice2", "all", "cfs"]
+SCHEDS = ["count", "smpnice", "smpnice2", "all", "noest", "cfs"]
 SCHED_LABEL = {"count": "O1 by count", "smpnice": "O1 smpnice", "smpnice2": "O1 sched_smpnice=2",
-               "all": "O1 whole-system", "cfs": "CFS/EEVDF"}
+               "all": "O1 whole-system", "noest": "O1 whole-system, estimator off",
+               "cfs": "CFS/EEVDF"}
+# the schedulers of a boot with sched_o1=all
+BOOTED_ALL = ("all", "noest")
 SMOOTH = 10         # samples per convergence window (1 s)
 TOL_REL = 0.10      # convergence tolerance, relative to the steady share
 TOL_ABS = 0.03      # ... but at least this much of a CPU
@@ -735,7 +738,7 @@ def boots_note(topos):
     even = len(rounds) == 1 and len(per_topo) == len(topos) and not uneven
     one = all(b["repeat"] == 1 for t, _ in per_topo for b in t["boots"])
     what = ("each scheduler in boots of its own, alternating: " +
-            " and ".join(f"{SCHED_LABEL.get(x, x)} (booted with sched_o1=all)" if x == "all" else
+            " and ".join(f"{SCHED_LABEL.get(x, x)} (booted with sched_o1=all)" if x in BOOTED_ALL else
                          SCHED_LABEL.get(x, x) for x in scheds) +
             (", one repeat per boot" if one else ", each boot's runs repeats of their own"))
     if even:
@@ -782,22 +785,27 @@ def report_md(topos, agg, tgts):
     if tput:
         out.append("\n### Throughput (seconds, lower is better)\n\n")
         rows = []
+        # the estimator-off column only where such runs were made
+        noest = any(a["sched"] == "noest" for a in tput)
+        shown = [x for x in SCHEDS if x != "noest" or noest]
         for t in topos:
             for scen in dict.fromkeys(a["scenario"] for a in tput if a["topo"] == t["topo"]):
                 per = {a["sched"]: a for a in tput if a["topo"] == t["topo"] and a["scenario"] == scen}
                 c, s = med(per.get("count"), "value"), med(per.get("smpnice"), "value")
                 w, f = med(per.get("all"), "value"), med(per.get("cfs"), "value")
-                s2 = med(per.get("smpnice2"), "value")
+                s2, ne = med(per.get("smpnice2"), "value"), med(per.get("noest"), "value")
                 rows.append([t["label"], scen] +
-                            [fmt(per[x]["value"], 1, 2) if x in per else "-" for x in SCHEDS] +
+                            [fmt(per[x]["value"], 1, 2) if x in per else "-" for x in shown] +
                             [f"{100 * c / s:.0f} %" if c and s else "-"] +
                             [f"{100 * s / s2:.0f} %" if s and s2 else "-"] +
                             [f"{100 * f / w:.0f} %" if w and f else "-"] +
+                            ([f"{100 * f / ne:.0f} %" if ne and f else "-"] if noest else []) +
                             [fmt(per["smpnice"]["lb_us_per_s"], 1, 0) if "smpnice" in per else "-"])
-        out.append(md_table(["CPUs", "benchmark"] + [SCHED_LABEL[x] for x in SCHEDS] +
+        out.append(md_table(["CPUs", "benchmark"] + [SCHED_LABEL[x] for x in shown] +
                             ["smpnice throughput vs count", "sched_smpnice=2 throughput vs smpnice",
-                             "whole-system throughput vs CFS",
-                             "smpnice balancer us/s"], rows))
+                             "whole-system throughput vs CFS"] +
+                            (["estimator off: throughput vs CFS"] if noest else []) +
+                            ["smpnice balancer us/s"], rows))
     perf = [a for a in tput if a.get("cs_per_s")]
     if perf:
         out.append("\n### Context switches and migrations per second of the whole guest (perf stat -a)\n\n")
@@ -811,7 +819,7 @@ def report_md(topos, agg, tgts):
                  fmt(a["lat_mean"], 1, 0), fmt(a["lat_p99"], 1, 0), fmt(a["lat_max"], 1, 0)
                  + (f" [{a['failed']} failed]" if a["failed"] else "")] for a in lat]
         out.append(md_table(["CPUs", "scenario", "scheduler", "mean", "99th percentile", "max"], rows))
-    cost = [a for a in agg if a["sched"] in ("count", "smpnice", "smpnice2", "all") and a.get("lb_us_per_s")]
+    cost = [a for a in agg if a["sched"] != "cfs" and a.get("lb_us_per_s")]
     if cost:
         out.append("\n### Cost of balancing (O1 balancer, all CPUs summed)\n\n")
         rows = [[a["label"], a["scenario"], SCHED_LABEL[a["sched"]], fmt(a["lb_calls_per_s"], 1, 0),

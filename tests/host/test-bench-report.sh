@@ -327,6 +327,16 @@ ktap_check "bench-whole: the rounds in any order, 2 CPUs alone: same medians, \"
 	 python3 -c 'import json; d = json.load(open(\"$TMP/bench-whole2/results.json\"))
 rs = sorted((r[\"round\"], r[\"rep\"]) for r in d[\"runs\"] if r[\"scenario\"] == \"messaging\" and r[\"sched\"] == \"cfs\")
 assert rs == [(1, 1), (2, 2), (3, 3)], rs'"
+# A boot with the estimator off: its own column, and its ratio to CFS.
+NE=$TMP/noest/out-whole-2-noest-1
+mkdir -p "$NE" && cp "$W/whole-2-all-1/out-whole-2-all-1"/* "$NE/"
+for f in "$NE"/*-all-1.*; do mv "$f" "${f%-all-1.*}-noest-1.${f##*.}"; done
+sed -i 's/\tall\t/\tnoest\t/; s/-all-1\./-noest-1./g' "$NE/index.tsv"
+ktap_check "bench-whole: an estimator-off boot (noest) gets its column and its ratio to CFS (2.4 s / 2.0 s = 120 %)" bash -c \
+	"'$REPORT' --no-plots '$TMP/bench-noest' \$(ls -d '$W'/whole-2-*/out-*) '$NE' >/dev/null &&
+	 grep -qF 'O1 whole-system (booted with sched_o1=all) and O1 whole-system, estimator off (booted with sched_o1=all) and CFS/EEVDF' '$TMP/bench-noest/bench.md' &&
+	 grep -qF '| O1 whole-system | O1 whole-system, estimator off | CFS/EEVDF |' '$TMP/bench-noest/bench.md' &&
+	 grep -Eq '^\| 2 \| messaging \| - \| - \| - \| 2\.20 \(2\.00-2\.60\) \| 2\.00 \| 2\.40 \(2\.30-2\.50\) \| - \| - \| 109 % \| 120 % \|' '$TMP/bench-noest/bench.md'"
 ktap_check "bench-whole: no alternation line in make bench's report" \
 	bash -c "! grep -q 'Boots alternated' '$TMP/bench/bench.md'"
 mkdir -p "$TMP/mixed/out-bench-2" && cp "$TMP/raw/2"/* "$TMP/mixed/out-bench-2/"
@@ -358,14 +368,17 @@ ktap_check "BENCH_* reach the guest's command line" \
 	bash -c "BENCH_REPEAT=2 BENCH_SCENARIOS=article '$TOP/scripts/runner.sh' --only bench-numa --dry-run | grep -q 'export BENCH_REPEAT=2; export BENCH_SCENARIOS=article; tests/vm/guest/bench.sh'"
 ktap_check "guest bench.sh --list names the scenarios and schedulers" \
 	bash -c "'$TOP/tests/vm/guest/bench.sh' --list | grep -q '^fair: article mixed minus20 odd sleepers rt' &&
-		 '$TOP/tests/vm/guest/bench.sh' --list | grep -q '^scheds: count smpnice smpnice2 all cfs'"
+		 '$TOP/tests/vm/guest/bench.sh' --list | grep -q '^scheds: count smpnice smpnice2 all noest cfs'"
 ktap_expect 2 "unknown scenario 'x'" "guest bench.sh rejects an unknown scenario" \
 	"$TOP/tests/vm/guest/bench.sh" --scenarios x --out "$TMP"
 
 # make bench-whole's rows and arguments, and the target with a fake runner.
-ktap_check "set whole: rounds 1-5 of 2, 4 and 8 CPUs, all then cfs in each round" bash -c \
+ktap_check "set whole: rounds 1-5 of 2, 4 and 8 CPUs, all, noest, then cfs in each round" bash -c \
 	"'$TOP/scripts/runner.sh' --set whole --list | awk 'NR > 1 { print \$1 }' | paste -sd' ' |
-	 grep -qx '$(for t in 2 4 8; do for k in 1 2 3 4 5; do printf 'whole-%s-all-%s whole-%s-cfs-%s ' $t $k $t $k; done; done | sed 's/ $//')'"
+	 grep -qx '$(for t in 2 4 8; do for k in 1 2 3 4 5; do printf 'whole-%s-all-%s whole-%s-noest-%s whole-%s-cfs-%s ' $t $k $t $k $t $k; done; done | sed 's/ $//')'"
+ktap_check "whole-2-noest-1 boots with sched_o1=all and runs only noest" bash -c \
+	"'$TOP/scripts/runner.sh' --only whole-2-noest-1 --dry-run |
+	 grep -q '^whole-2-noest-1: scripts/vm-run.sh --flavour default --name whole-2-noest-1 --cpus 2 --append sched_o1=all --timeout [0-9]* -- .*--scheds noest --repeat 1 '"
 ktap_check "whole-4-all-1 boots with sched_o1=all and runs only all, one repeat; whole-4-cfs-1 boots without it, only cfs" bash -c \
 	"BENCH_DURATION= '$TOP/scripts/runner.sh' --only whole-4-all-1,whole-4-cfs-1 --dry-run >'$TMP/whole-dry.txt' &&
 	 grep -q '^whole-4-all-1: scripts/vm-run.sh --flavour default --name whole-4-all-1 --cpus 4 --append sched_o1=all --timeout 1044 -- .*--scheds all --repeat 1 ' '$TMP/whole-dry.txt' &&
@@ -373,10 +386,12 @@ ktap_check "whole-4-all-1 boots with sched_o1=all and runs only all, one repeat;
 ktap_check "whole-8-*: no build, so 5 runs in the timeout (BENCH_DURATION=6: 120 + 5 * 46 * 3 = 810 s)" bash -c \
 	"BENCH_DURATION=6 '$TOP/scripts/runner.sh' --only whole-8-cfs-3 --dry-run |
 	 grep -q -- '--cpus 8 --timeout 810 -- .*--scenarios \${BENCH_SCENARIOS:-messaging,pipe,hackbench,starve,latency} --scheds cfs'"
-ktap_check "make bench-whole: BENCH_ROUNDS=2 BENCH_TOPOS='8 2' runs round 1 all, round 1 cfs, round 2 all, ... of each topology" bash -c \
-	"make -s -C '$TOP' -n bench-whole BENCH_ROUNDS=2 BENCH_TOPOS='8 2' | grep -q -- 'BENCH_ROUNDS=2 scripts/runner.sh --only whole-8-all-1,whole-8-cfs-1,whole-8-all-2,whole-8-cfs-2,whole-2-all-1,whole-2-cfs-1,whole-2-all-2,whole-2-cfs-2 '"
-ktap_check "make bench-whole: by default 3 rounds of 2, 4 and 8 CPUs (18 boots)" bash -c \
-	"env -u MAKEFLAGS -u BENCH_ROUNDS -u BENCH_TOPOS make -s -C '$TOP' -n bench-whole | grep -o -- '--only [^ ]*' | tr ',' '\n' | grep -c whole- | grep -qx 18"
+ktap_check "make bench-whole: BENCH_ROUNDS=2 BENCH_TOPOS='8 2' BENCH_WHOLE_SCHEDS='all cfs' runs round 1 all, round 1 cfs, round 2 all, ... of each topology" bash -c \
+	"make -s -C '$TOP' -n bench-whole BENCH_ROUNDS=2 BENCH_TOPOS='8 2' BENCH_WHOLE_SCHEDS='all cfs' | grep -q -- 'BENCH_ROUNDS=2 scripts/runner.sh --only whole-8-all-1,whole-8-cfs-1,whole-8-all-2,whole-8-cfs-2,whole-2-all-1,whole-2-cfs-1,whole-2-all-2,whole-2-cfs-2 '"
+ktap_check "make bench-whole: by default 3 rounds of all, noest and cfs on 2, 4 and 8 CPUs (27 boots)" bash -c \
+	"env -u MAKEFLAGS -u BENCH_ROUNDS -u BENCH_TOPOS -u BENCH_WHOLE_SCHEDS make -s -C '$TOP' -n bench-whole | grep -o -- '--only [^ ]*' | tr ',' '\n' | grep -c whole- | grep -qx 27"
+ktap_expect 2 "BENCH_WHOLE_SCHEDS is some of all noest cfs, not 'all o2'" "make bench-whole rejects BENCH_WHOLE_SCHEDS='all o2' before any build" \
+	make -s -C "$TOP" -n bench-whole BENCH_WHOLE_SCHEDS="all o2"
 ktap_expect 2 "BENCH_ROUNDS is 1 to 5" "make bench-whole rejects BENCH_ROUNDS=6 before any build" \
 	make -s -C "$TOP" -n bench-whole BENCH_ROUNDS=6
 ktap_expect 2 "BENCH_TOPOS is some of 2 4 8, not 'numa'" "make bench-whole rejects BENCH_TOPOS=numa before any build" \
@@ -406,7 +421,7 @@ exit 1
 EOF
 chmod +x "$TMP/fake-runner"
 ktap_expect 2 "bench-whole\] Error 1" "make bench-whole: fails as the runner did, after the report" \
-	make -s -C "$P" -f "$TOP/Makefile" -o kernel -o tools bench-whole BENCH_ROUNDS=3 BENCH_TOPOS="2 4" FLAVOUR=default RUN="$TMP/fake-runner"
+	make -s -C "$P" -f "$TOP/Makefile" -o kernel -o tools bench-whole BENCH_ROUNDS=3 BENCH_TOPOS="2 4" BENCH_WHOLE_SCHEDS="all cfs" FLAVOUR=default RUN="$TMP/fake-runner"
 ktap_check "make bench-whole: the runner got the rounds and the rows" \
 	grep -qx "BENCH_ROUNDS=3 --only whole-2-all-1,whole-2-cfs-1,whole-2-all-2,whole-2-cfs-2,whole-2-all-3,whole-2-cfs-3,whole-4-all-1,whole-4-cfs-1,whole-4-all-2,whole-4-cfs-2,whole-4-all-3,whole-4-cfs-3 --built default" "$TMP/fake-runner.args"
 ktap_check "make bench-whole: the report of the boots that ran in RESULTS/bench-whole, linked as build/bench-whole" bash -c \

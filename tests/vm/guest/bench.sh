@@ -7,10 +7,14 @@
 # (2.6.18), smpnice2 = SCHED_O1 with sched_smpnice 2 (skipped on a kernel
 # without it), all = whole-system mode (kernel.sched_o1_all 1, smpnice: the
 # same plain SCHED_NORMAL tasks as cfs, all of the guest's tasks in the
-# O(1) class), cfs = SCHED_NORMAL (CFS/EEVDF, kernel.sched_o1_all 0).
+# O(1) class), noest = whole-system mode with the interactivity estimator
+# off (kernel.sched_o1_interactive 0: every task at its nice level's
+# priority; skipped on a kernel without the estimator), cfs = SCHED_NORMAL
+# (CFS/EEVDF, kernel.sched_o1_all 0).
 # make bench-whole (the whole-TOPO-SCHED-K scenarios) runs one scheduler a
-# boot, --repeat 1: "all" in a boot with sched_o1=all, "cfs" in one
-# without, the boots alternating for BENCH_ROUNDS rounds (out-whole-*/).
+# boot, --repeat 1: "all" (and "noest") in a boot with sched_o1=all, "cfs"
+# in one without, the boots alternating for BENCH_ROUNDS rounds
+# (out-whole-*/).
 #
 # Usage: tests/vm/guest/bench.sh [--scenarios LIST] [--scheds LIST]
 #                                [--repeat N] [--duration SEC] [--out DIR]
@@ -42,7 +46,7 @@
 #   build     make -jN of a real C code base: the kernel tree's objtool and
 #             its libsubcmd (25 files, some 20k lines), into tmpfs (warmed
 #             as make is)
-# Latency scenario (all and cfs only: the opt-in class would run the
+# Latency scenario (all, noest and cfs only: the opt-in class would run the
 # measuring threads in CFS, above its hogs):
 #   latency   cyclictest --policy=other (SCHED_OTHER, nice 0), one thread
 #             per CPU waking every 10 ms, beside N nice 0 and N nice 19
@@ -62,7 +66,7 @@ set -uo pipefail
 FAIR_SCENARIOS="article mixed minus20 odd sleepers rt"
 TPUT_SCENARIOS="messaging pipe hackbench starve make build"
 LAT_SCENARIOS="latency"
-ALL_SCHEDS="count smpnice smpnice2 all cfs"
+ALL_SCHEDS="count smpnice smpnice2 all noest cfs"
 
 scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4 check_only=0
 out=${SMPNICE_OUT:-/tmp/out}
@@ -77,7 +81,7 @@ while [ $# -gt 0 ]; do
 	--check) check_only=1; shift ;;
 	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "lat: $LAT_SCENARIOS"
 		echo "scheds: $ALL_SCHEDS"; exit 0 ;;
-	-h|--help) sed -n '3,59p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,63p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (try --help)" ;;
 	esac
 done
@@ -85,7 +89,7 @@ for s in $scenarios; do
 	[[ " $FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS " == *" $s "* ]] || die "unknown scenario '$s' (try --list)"
 done
 for s in $scheds; do
-	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (count, smpnice, smpnice2, all, cfs)"
+	[[ " $ALL_SCHEDS " == *" $s "* ]] || die "unknown scheduler '$s' (${ALL_SCHEDS// /, })"
 done
 [ "$check_only" -eq 0 ] || exit 0
 
@@ -95,6 +99,7 @@ ready_timeout=$((ncpus > 8 ? 180 : 10))
 BAL=/sys/kernel/debug/sched/o1_balance
 SMPNICE=/proc/sys/kernel/sched_smpnice
 ALL=/proc/sys/kernel/sched_o1_all
+EST=/proc/sys/kernel/sched_o1_interactive
 have_o1=1 have_all=1 have_perf=1
 [ -w "$SMPNICE" ] || have_o1=0
 [ -w "$ALL" ] || have_all=0
@@ -174,14 +179,18 @@ tput_cmd() {
 	esac
 }
 
-# The scheduler's knobs; whole-system mode off for all but "all".
+# The scheduler's knobs; whole-system mode off for all but "all" and
+# "noest", the estimator on for all but "noest".
 set_sched() {
 	if [ "$have_all" -eq 1 ]; then
-		if [ "$1" = all ]; then echo 1; else echo 0; fi >"$ALL"
+		case $1 in all|noest) echo 1 ;; *) echo 0 ;; esac >"$ALL"
+	fi
+	if [ -w "$EST" ]; then
+		if [ "$1" = noest ]; then echo 0; else echo 1; fi >"$EST"
 	fi
 	case $1 in
 	count) echo 0 >"$SMPNICE" ;;
-	smpnice|all) echo 1 >"$SMPNICE" ;;
+	smpnice|all|noest) echo 1 >"$SMPNICE" ;;
 	smpnice2) echo 2 >"$SMPNICE" ;;
 	esac
 }
@@ -266,9 +275,13 @@ if [ "$have_o1" -eq 0 ]; then
 	echo "bench.sh: no /proc/sys/kernel/sched_smpnice: only CFS is measured"
 	scheds=cfs
 else
-	if [ "$have_all" -eq 0 ] && [[ " $scheds " == *" all "* ]]; then
+	if [ "$have_all" -eq 0 ] && [[ " $scheds " == *" all "* || " $scheds " == *" noest "* ]]; then
 		echo "bench.sh: no $ALL: no whole-system runs"
-		scheds=${scheds//all/}
+		scheds=${scheds//all/} scheds=${scheds//noest/}
+	fi
+	if [ ! -w "$EST" ] && [[ " $scheds " == *" noest "* ]]; then
+		echo "bench.sh: no $EST (a kernel without the estimator): no noest runs"
+		scheds=${scheds//noest/}
 	fi
 	if [[ " $scheds " == *" smpnice2 "* ]] && ! echo 2 >"$SMPNICE" 2>/dev/null; then
 		echo "bench.sh: this kernel has no sched_smpnice=2: no smpnice2 runs"
@@ -307,8 +320,19 @@ if [[ " $scenarios " == *" build "* ]]; then
 	rm -rf /tmp/bench-build && mkdir /tmp/bench-build && $(tput_cmd build) >/dev/null 2>&1
 fi
 
+# Load the throughput programs and their libraries into the page cache, so
+# that the first timed run of a boot does not read them from disk.
+for s in $scenarios; do
+	case $s in
+	messaging) perf bench sched messaging -g 1 -l 1 ;;
+	pipe) perf bench sched pipe -l 10 ;;
+	hackbench) hackbench -g 1 -l 1 ;;
+	starve) pingpong -n 10 -c 0 -H 1 ;;
+	esac >/dev/null 2>&1
+done
+
 # Whether SCHED runs SCENARIO: latency only beside hogs of the same class.
-runs_in() { [[ $2 != latency* ]] || [ "$1" = all ] || [ "$1" = cfs ]; }
+runs_in() { [[ $2 != latency* ]] || [ "$(hog_policy "$1")" = normal ]; }
 
 total=0
 for s in $scenarios; do for x in $scheds; do runs_in "$x" "$s" && total=$((total + repeat)); done; done
