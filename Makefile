@@ -151,7 +151,7 @@ stress-ng: tools ## stress-ng scheduler stressors under SCHED_O1, debug kernel, 
 	@$(KSELFTESTS_BUILT)
 	@$(RUN) --set stress-ng
 
-bisect-check: prepare ## build the kernel after every patch (BISECT_BOOT=1: boot each too); fail naming the first that breaks
+bisect-check: prepare ## build the kernel after every patch, and the sched kselftests after each that changes them (BISECT_BOOT=1: boot each too); fail naming the first that breaks
 	@scripts/bisect-check.sh $(if $(filter 1,$(BISECT_BOOT)),--boot)
 
 matrix: tools ## configuration matrix: O1=n, UP, PREEMPT models, HZ 100/1000, HZ_PERIODIC (MATRIX_ARGS=--reuse|--only NAME)

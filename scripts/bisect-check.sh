@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the kernel after every patch of the series, in order, and fail
-# naming the first patch that breaks the build. Uses its own worktree
+# naming the first patch that breaks the build (of the kernel, or of the
+# sched kselftests at a step that changes them). Uses its own worktree
 # (build/bisect/linux) and object directory (build/bisect/obj/default) so that
 # build/linux and its objects are left alone; builds are incremental (each
 # step rebuilds what its patch touches) and go through ccache, with the
@@ -103,6 +104,21 @@ for ((i = first - 1; i < total; i++)); do
 			die "patch $n ($subj) breaks the build; log: $log"
 		fi
 		msg "[$n/$total] builds$([ -n "$objs" ] && echo " ${objs% }") ($((SECONDS - t0)) s): $subj"
+	fi
+	# A step that changes the sched kselftests builds them against its
+	# uapi headers; the output directory persists, so make rebuilds only
+	# the programs whose sources the step changed.
+	if grep -q '^tools/testing/selftests/sched/' <<<"$changed"; then
+		t0=$SECONDS
+		mkdir -p "$BDIR/kselftest-sched"
+		if ! { BUILD=$BDIR TREE=$WT OBJ=$OBJ "$TOP/scripts/build-kernel.sh" default --headers --no-check &&
+		       make -C "$WT/tools/testing/selftests/sched" -j"$(jobs_count)" \
+			KHDR_INCLUDES="-isystem $OBJ/usr/include" OUTPUT="$BDIR/kselftest-sched"; } \
+			>"$LOGS/bisect-$n-kselftest.log" 2>&1; then
+			tail -n 30 "$LOGS/bisect-$n-kselftest.log" >&2
+			die "patch $n ($subj) breaks the build of the sched kselftests; log: $LOGS/bisect-$n-kselftest.log"
+		fi
+		msg "[$n/$total] the sched kselftests build ($((SECONDS - t0)) s)"
 	fi
 	if [ "$boot" -eq 1 ] && ! "$TOP/scripts/vm-run.sh" --kernel "$OBJ/arch/x86/boot/bzImage" \
 		--cpus 2 --name "bisect-$n" --timeout 120 -- true >/dev/null 2>&1; then

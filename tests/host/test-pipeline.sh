@@ -257,7 +257,7 @@ fake_kernel() { # DIR: a git tree whose "kernel build" compiles kernel/sched.c
 	# merge_config.sh -n -O OBJ FRAGMENTS...: the fragments are the .config.
 	printf '#!/bin/sh\nobj=$3; shift 3\ncat "$@" >"$obj/.config"\n' >"$1/linux/scripts/kconfig/merge_config.sh"
 	chmod +x "$1/linux/scripts/kconfig/merge_config.sh"
-	printf 'olddefconfig:\n\t@true\nbzImage:\n\tmkdir -p $(O)/arch/x86/boot\n\tgcc -c kernel/sched.c -o $(O)/sched.o\n\tcp $(O)/sched.o $(O)/arch/x86/boot/bzImage\n' >"$1/linux/Makefile"
+	printf 'olddefconfig:\n\t@true\nheaders:\n\tmkdir -p $(O)/usr/include\nbzImage:\n\tmkdir -p $(O)/arch/x86/boot\n\tgcc -c kernel/sched.c -o $(O)/sched.o\n\tcp $(O)/sched.o $(O)/arch/x86/boot/bzImage\n' >"$1/linux/Makefile"
 	fgit "$1" init -q && fgit "$1" add -A && fgit "$1" commit -qm base && fgit "$1" tag smpnice-base
 }
 fgit() { local d=$1; shift; git -C "$d/linux" -c user.name=t -c user.email=t@t "$@"; }
@@ -290,6 +290,19 @@ ktap_eval "patches that change only C files before any kernel is built build the
 	'grep -q "\[1/3\] builds kernel/sched.o " <<<"$KTAP_OUTPUT" && grep -q "\[2/3\] builds kernel/sched.o " <<<"$KTAP_OUTPUT" && grep -q "\[3/3\] builds (" <<<"$KTAP_OUTPUT"'
 ktap_expect nonzero 'past the last patch' "bisect-check.sh rejects a FIRST past the series" -- \
 	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh" 4
+# A patch that breaks the sched kselftests (and nothing kbuild reads).
+B=$W/bis3
+fake_kernel "$B"
+K=$B/linux/tools/testing/selftests/sched
+mkdir -p "$K"
+printf 'all:\n\tgcc -c t.c -o $(OUTPUT)/t.o\n' >"$K/Makefile"
+printf 'int t;\n' >"$K/t.c"; fgit "$B" add -A; fgit "$B" commit -qm "selftests/sched: a test"
+printf 'int u = ;\n' >>"$K/t.c"; fgit "$B" commit -qam "selftests/sched: broken"
+ktap_expect 1 'patch 2 \(selftests/sched: broken\) breaks the build of the sched kselftests' \
+	"bisect-check.sh builds the sched kselftests at a patch that changes them, naming the first that breaks" -- \
+	env BUILD="$B" TREE="$B/linux" "$S/bisect-check.sh"
+ktap_eval "bisect-check.sh: the kselftests built at patch 1, which built the kernel" \
+	'grep -q "\[1/2\] the sched kselftests build" <<<"$KTAP_OUTPUT" && [ -f "$B/bisect/kselftest-sched/t.o" ]'
 unset -f sleep
 
 # --- deps
