@@ -57,6 +57,7 @@ total=${#commits[@]}
 [ "$first" -le "$total" ] || die "bisect-check.sh: FIRST ($first) is past the last patch ($total)"
 mkdir -p "$LOGS"
 start=$SECONDS
+uapi_stale=1
 for ((i = first - 1; i < total; i++)); do
 	c=${commits[i]}
 	n=$((i + 1))
@@ -106,18 +107,23 @@ for ((i = first - 1; i < total; i++)); do
 		msg "[$n/$total] builds$([ -n "$objs" ] && echo " ${objs% }") ($((SECONDS - t0)) s): $subj"
 	fi
 	# A step that changes the sched kselftests builds them against its
-	# uapi headers; the output directory persists, so make rebuilds only
+	# uapi headers, installed again only if a step since the last install
+	# changed them; the output directory persists, so make rebuilds only
 	# the programs whose sources the step changed.
+	if grep -qE '(^|/)include/uapi/' <<<"$changed"; then uapi_stale=1; fi
 	if grep -q '^tools/testing/selftests/sched/' <<<"$changed"; then
 		t0=$SECONDS
 		mkdir -p "$BDIR/kselftest-sched"
-		if ! { BUILD=$BDIR TREE=$WT OBJ=$OBJ "$TOP/scripts/build-kernel.sh" default --headers --no-check &&
+		[ -d "$OBJ/usr/include" ] || uapi_stale=1
+		if ! { { [ "$uapi_stale" -eq 0 ] ||
+			 BUILD=$BDIR TREE=$WT OBJ=$OBJ "$TOP/scripts/build-kernel.sh" default --headers --no-check; } &&
 		       make -C "$WT/tools/testing/selftests/sched" -j"$(jobs_count)" \
 			KHDR_INCLUDES="-isystem $OBJ/usr/include" OUTPUT="$BDIR/kselftest-sched"; } \
 			>"$LOGS/bisect-$n-kselftest.log" 2>&1; then
 			tail -n 30 "$LOGS/bisect-$n-kselftest.log" >&2
 			die "patch $n ($subj) breaks the build of the sched kselftests; log: $LOGS/bisect-$n-kselftest.log"
 		fi
+		uapi_stale=0
 		msg "[$n/$total] the sched kselftests build ($((SECONDS - t0)) s)"
 	fi
 	if [ "$boot" -eq 1 ] && ! "$TOP/scripts/vm-run.sh" --kernel "$OBJ/arch/x86/boot/bzImage" \
