@@ -22,9 +22,12 @@ export BENCH_SCENARIOS BENCH_SCHEDS BENCH_REPEAT BENCH_DURATION
 # boots alternating (sched_o1=all, sched_o1=all with the estimator off, then
 # without) for BENCH_ROUNDS rounds (1-5: the whole-* lines of tests/scenarios)
 # on each of BENCH_TOPOS (2 4 8; empty: all three); BENCH_WHOLE_SCHEDS some of
-# all noest cfs; BENCH_SCENARIOS and BENCH_DURATION as for make bench.
+# all noest cfs; BENCH_WHOLE_REPEAT runs of each scenario a boot (1-9; the
+# build once); BENCH_SCENARIOS and BENCH_DURATION as for make bench.
 BENCH_ROUNDS ?= 3
 BENCH_WHOLE_SCHEDS ?= all noest cfs
+BENCH_WHOLE_REPEAT ?= 3
+export BENCH_WHOLE_REPEAT
 WHOLE_TOPOS = $(or $(strip $(BENCH_TOPOS)),2 4 8)
 # Round 1 all, round 1 noest, round 1 cfs, round 2 all, ... of each topology
 # (the runner runs them in the table's order, which is this one).
@@ -35,6 +38,9 @@ $(error make bench-whole: BENCH_WHOLE_SCHEDS is some of all noest cfs, not '$(BE
 endif
 ifneq ($(filter-out 1 2 3 4 5,$(BENCH_ROUNDS))$(words $(BENCH_ROUNDS)),1)
 $(error make bench-whole: BENCH_ROUNDS is 1 to 5 (the whole-* lines of tests/scenarios), not '$(BENCH_ROUNDS)')
+endif
+ifneq ($(filter-out 1 2 3 4 5 6 7 8 9,$(BENCH_WHOLE_REPEAT))$(words $(BENCH_WHOLE_REPEAT)),1)
+$(error make bench-whole: BENCH_WHOLE_REPEAT is 1 to 9, not '$(BENCH_WHOLE_REPEAT)')
 endif
 ifneq ($(filter-out 2 4 8,$(WHOLE_TOPOS)),)
 $(error make bench-whole: BENCH_TOPOS is some of 2 4 8, not '$(BENCH_TOPOS)')
@@ -106,7 +112,7 @@ bench: kernel tools ## benchmarks, O1 by count vs smpnice vs whole-system mode v
 		tools/bench-report.py --plots $$r/bench $$r/bench-*/out-bench-* && rm -rf build/bench && ln -sfn $$r/bench build/bench; \
 		exit $$rc
 
-bench-whole: kernel tools ## whole-system mode (estimator on and off) vs CFS on 2/4/8 CPUs, each in its own boot, alternating (BENCH_TOPOS="2 4 8" BENCH_ROUNDS=3 BENCH_WHOLE_SCHEDS="all noest cfs" BENCH_SCENARIOS= BENCH_DURATION=)
+bench-whole: kernel tools ## whole-system mode (estimator on and off) vs CFS on 2/4/8 CPUs, each in its own boot, alternating (BENCH_TOPOS="2 4 8" BENCH_ROUNDS=3 BENCH_WHOLE_SCHEDS="all noest cfs" BENCH_WHOLE_REPEAT=3 BENCH_SCENARIOS= BENCH_DURATION=)
 	@tests/vm/guest/bench.sh --check --scenarios "$(BENCH_SCENARIOS)" --scheds "$(subst $(eval) ,$(comma),$(strip $(BENCH_WHOLE_SCHEDS)))"
 	@before=$$(readlink $(LATEST) 2>/dev/null); \
 	BENCH_ROUNDS=$(BENCH_ROUNDS) $(RUN) --only $(WHOLE_ONLY) --built $(FLAVOUR); \

@@ -90,7 +90,7 @@ for s in ${set_name//,/ }; do
 	[[ $all_sets == *" $s "* ]] || die "runner.sh: unknown set '$s' (sets:$all_sets)"
 done
 for f in ${built//,/ }; do is_flavour "$f" || die "runner.sh: --built: unknown flavour '$f'"; done
-for v in DURATION BENCH_REPEAT; do
+for v in DURATION BENCH_REPEAT BENCH_WHOLE_REPEAT; do
 	[ -z "${!v:-}" ] || [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
 		die "runner.sh: $v wants a whole number > 0, got '${!v}'"
 done

@@ -355,6 +355,39 @@ ktap_expect 2 "runs of cfs in the directory of a boot of all" \
 ktap_expect 2 "given twice" "bench-report.py refuses the same boot twice" \
 	"$REPORT" --no-plots "$TMP/x" "$W/whole-2-all-1/out-whole-2-all-1" "$W/whole-2-all-1/out-whole-2-all-1/"
 
+# make bench-whole's default: 3 runs of each scenario a boot, the build
+# once (bench.sh --repeat 3 --once build). 2 rounds of all and cfs.
+python3 - "$TMP/whole3" <<'EOF'
+import os, sys
+root = sys.argv[1]
+for sched, base in (("all", 2.0), ("cfs", 3.0)):
+    for k in (1, 2):
+        d = f"{root}/whole-2-{sched}-{k}/out-whole-2-{sched}-{k}"
+        os.makedirs(d)
+        open(f"{d}/info.txt", "w").write("cpus=2\nthreads=1\nkernel=6.12-test\nnodes=1\nduration=4\nrepeat=3\nsched_domains=MC\n")
+        idx = []
+        for rep in (1, 2, 3):
+            f = f"tput-messaging-{sched}-{rep}.txt"
+            open(f"{d}/{f}", "w").write(f"     Total time: {base + 0.1 * (3 * (k - 1) + rep):.3f} [sec]\n")
+            idx.append(("tput", "messaging", sched, rep, 0, 5_000_000_000, f, "-"))
+        open(f"{d}/tput-build-{sched}-1.txt", "w").write("")
+        idx.append(("tput", "build", sched, 1, 0, int((30 + k) * 1e9), f"tput-build-{sched}-1.txt", "-"))
+        with open(f"{d}/index.tsv", "w") as f:
+            for row in idx:
+                f.write("\t".join(str(x) for x in row) + "\n")
+EOF
+ktap_check "bench-whole, 3 runs a boot: messaging's median over 2 boots x 3 runs, the build's over 2 runs; \"each boot's runs repeats of their own\"" bash -c \
+	"'$REPORT' --no-plots '$TMP/bench-whole3' \$(ls -d '$TMP'/whole3/whole-*/out-*) >/dev/null &&
+	 grep -qF \"CFS/EEVDF, each boot's runs repeats of their own.\" '$TMP/bench-whole3/bench.md' &&
+	 python3 -c 'import json; d = json.load(open(\"$TMP/bench-whole3/results.json\"))
+S = {(a[\"scenario\"], a[\"sched\"]): a[\"value\"] for a in d[\"summary\"]}
+m = S[(\"messaging\", \"all\")]
+assert (m[\"n\"], round(m[\"median\"], 6), m[\"min\"], m[\"max\"]) == (6, 2.35, 2.1, 2.6), m
+b = S[(\"build\", \"cfs\")]
+assert (b[\"n\"], b[\"median\"]) == (2, 31.5), b
+rs = sorted((r[\"round\"], r[\"boot_rep\"], r[\"rep\"]) for r in d[\"runs\"] if r[\"scenario\"] == \"messaging\" and r[\"sched\"] == \"all\")
+assert rs == [(1, 1, 1), (1, 2, 2), (1, 3, 3), (2, 1, 4), (2, 2, 5), (2, 3, 6)], rs'"
+
 # Argument checks: they fail before any guest boots.
 ktap_check "make bench's topologies are the bench-TOPO scenarios" \
 	bash -c "'$TOP/scripts/runner.sh' --set bench --list | awk 'NR > 1 { print \$1 }' | tr '\n' ' ' | grep -qx 'bench-2 bench-4 bench-numa bench-smt bench-8 bench-32 '"
@@ -378,14 +411,20 @@ ktap_check "set whole: rounds 1-5 of 2, 4 and 8 CPUs, all, noest, then cfs in ea
 	 grep -qx '$(for t in 2 4 8; do for k in 1 2 3 4 5; do printf 'whole-%s-all-%s whole-%s-noest-%s whole-%s-cfs-%s ' $t $k $t $k $t $k; done; done | sed 's/ $//')'"
 ktap_check "whole-2-noest-1 boots with sched_o1=all and runs only noest" bash -c \
 	"'$TOP/scripts/runner.sh' --only whole-2-noest-1 --dry-run |
-	 grep -q '^whole-2-noest-1: scripts/vm-run.sh --flavour default --name whole-2-noest-1 --cpus 2 --append sched_o1=all --timeout [0-9]* -- .*--scheds noest --repeat 1 '"
-ktap_check "whole-4-all-1 boots with sched_o1=all and runs only all, one repeat; whole-4-cfs-1 boots without it, only cfs" bash -c \
-	"BENCH_DURATION= '$TOP/scripts/runner.sh' --only whole-4-all-1,whole-4-cfs-1 --dry-run >'$TMP/whole-dry.txt' &&
-	 grep -q '^whole-4-all-1: scripts/vm-run.sh --flavour default --name whole-4-all-1 --cpus 4 --append sched_o1=all --timeout 1044 -- .*--scheds all --repeat 1 ' '$TMP/whole-dry.txt' &&
-	 grep -q '^whole-4-cfs-1: scripts/vm-run.sh --flavour default --name whole-4-cfs-1 --cpus 4 --timeout 1044 -- .*--scheds cfs --repeat 1 ' '$TMP/whole-dry.txt'"
-ktap_check "whole-8-*: no build, so 5 runs in the timeout (BENCH_DURATION=6: 120 + 5 * 46 * 3 = 810 s)" bash -c \
-	"BENCH_DURATION=6 '$TOP/scripts/runner.sh' --only whole-8-cfs-3 --dry-run |
-	 grep -q -- '--cpus 8 --timeout 810 -- .*--scenarios \${BENCH_SCENARIOS:-messaging,pipe,hackbench,starve,latency} --scheds cfs'"
+	 grep -q '^whole-2-noest-1: scripts/vm-run.sh --flavour default --name whole-2-noest-1 --cpus 2 --append sched_o1=all --timeout [0-9]* -- .*--scheds noest --repeat \${BENCH_WHOLE_REPEAT:-3} --once build '"
+ktap_check "whole-4-all-1 boots with sched_o1=all and runs only all, 3 repeats, the build once (timeout 120 + (2 + 5 * 3) * 44 * 3 s); whole-4-cfs-1 boots without it, only cfs" bash -c \
+	"BENCH_DURATION= BENCH_WHOLE_REPEAT= '$TOP/scripts/runner.sh' --only whole-4-all-1,whole-4-cfs-1 --dry-run >'$TMP/whole-dry.txt' &&
+	 grep -q '^whole-4-all-1: scripts/vm-run.sh --flavour default --name whole-4-all-1 --cpus 4 --append sched_o1=all --timeout 2364 -- .*--scheds all --repeat \${BENCH_WHOLE_REPEAT:-3} --once build ' '$TMP/whole-dry.txt' &&
+	 grep -q '^whole-4-cfs-1: scripts/vm-run.sh --flavour default --name whole-4-cfs-1 --cpus 4 --timeout 2364 -- .*--scheds cfs --repeat \${BENCH_WHOLE_REPEAT:-3} --once build ' '$TMP/whole-dry.txt'"
+ktap_check "whole-8-*: no build, so 5 runs a repeat in the timeout (BENCH_DURATION=6 BENCH_WHOLE_REPEAT=2: 120 + 5 * 2 * 46 * 3 = 1500 s)" bash -c \
+	"BENCH_DURATION=6 BENCH_WHOLE_REPEAT=2 '$TOP/scripts/runner.sh' --only whole-8-cfs-3 --dry-run |
+	 grep -q -- '--cpus 8 --timeout 1500 -- bash -c .export BENCH_DURATION=6; export BENCH_WHOLE_REPEAT=2; .*--scenarios \${BENCH_SCENARIOS:-messaging,pipe,hackbench,starve,latency} --scheds cfs'"
+ktap_check "the runner rejects BENCH_WHOLE_REPEAT=x" \
+	bash -c "BENCH_WHOLE_REPEAT=x '$TOP/scripts/runner.sh' --set whole --dry-run 2>&1 | grep -q 'BENCH_WHOLE_REPEAT wants a whole number'"
+ktap_expect 2 "BENCH_WHOLE_REPEAT is 1 to 9, not '0'" "make bench-whole rejects BENCH_WHOLE_REPEAT=0 before any build" \
+	make -s -C "$TOP" -n bench-whole BENCH_WHOLE_REPEAT=0
+ktap_expect 2 "unknown scenario 'bild'" "guest bench.sh checks --once's scenarios" \
+	"$TOP/tests/vm/guest/bench.sh" --check --once bild
 ktap_check "make bench-whole: BENCH_ROUNDS=2 BENCH_TOPOS='8 2' BENCH_WHOLE_SCHEDS='all cfs' runs round 1 all, round 1 cfs, round 2 all, ... of each topology" bash -c \
 	"make -s -C '$TOP' -n bench-whole BENCH_ROUNDS=2 BENCH_TOPOS='8 2' BENCH_WHOLE_SCHEDS='all cfs' | grep -q -- 'BENCH_ROUNDS=2 scripts/runner.sh --only whole-8-all-1,whole-8-cfs-1,whole-8-all-2,whole-8-cfs-2,whole-2-all-1,whole-2-cfs-1,whole-2-all-2,whole-2-cfs-2 '"
 ktap_check "make bench-whole: by default 3 rounds of all, noest and cfs on 2, 4 and 8 CPUs (27 boots)" bash -c \

@@ -17,7 +17,8 @@
 # (out-whole-*/).
 #
 # Usage: tests/vm/guest/bench.sh [--scenarios LIST] [--scheds LIST]
-#                                [--repeat N] [--duration SEC] [--out DIR]
+#                                [--repeat N] [--once LIST]
+#                                [--duration SEC] [--out DIR]
 #        tests/vm/guest/bench.sh --list     (the scenarios; runs anywhere)
 #        tests/vm/guest/bench.sh --check [--scenarios L] [--scheds L]
 #                                           (only check the names; anywhere)
@@ -56,6 +57,9 @@
 #             says; the kselftest batch_shell_waits_for_hogs measures the
 #             class without its estimator)
 #
+# --once LIST: those scenarios run in the first repeat only (make
+# bench-whole's build, a minute a run, beside runs of a second or two).
+#
 # /tmp/out/index.tsv gets one line per run:
 #   kind scenario sched rep status wall_ns result-file balance-file
 # where kind is fair, tput or lat and balance-file holds
@@ -68,7 +72,7 @@ TPUT_SCENARIOS="messaging pipe hackbench starve make build"
 LAT_SCENARIOS="latency"
 ALL_SCHEDS="count smpnice smpnice2 all noest cfs"
 
-scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 duration=4 check_only=0
+scenarios="$FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS" scheds=$ALL_SCHEDS repeat=3 once="" duration=4 check_only=0
 out=${SMPNICE_OUT:-/tmp/out}
 die() { echo "bench.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -76,16 +80,17 @@ while [ $# -gt 0 ]; do
 	--scenarios) scenarios=${2//,/ }; shift 2 ;;
 	--scheds) scheds=${2//,/ }; shift 2 ;;
 	--repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"; repeat=$2; shift 2 ;;
+	--once) once=${2//,/ }; shift 2 ;;
 	--duration) [[ ${2:-} =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--duration wants seconds"; duration=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--check) check_only=1; shift ;;
 	--list) echo "fair: $FAIR_SCENARIOS"; echo "tput: $TPUT_SCENARIOS"; echo "lat: $LAT_SCENARIOS"
 		echo "scheds: $ALL_SCHEDS"; exit 0 ;;
-	-h|--help) sed -n '3,63p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,67p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (try --help)" ;;
 	esac
 done
-for s in $scenarios; do
+for s in $scenarios $once; do
 	[[ " $FAIR_SCENARIOS $TPUT_SCENARIOS $LAT_SCENARIOS " == *" $s "* ]] || die "unknown scenario '$s' (try --list)"
 done
 for s in $scheds; do
@@ -333,15 +338,18 @@ done
 
 # Whether SCHED runs SCENARIO: latency only beside hogs of the same class.
 runs_in() { [[ $2 != latency* ]] || [ "$(hog_policy "$1")" = normal ]; }
+# Repeats of SCENARIO: 1 if --once names it.
+repeats() { if [[ " $once " == *" $1 "* ]]; then echo 1; else echo "$repeat"; fi; }
 
 total=0
-for s in $scenarios; do for x in $scheds; do runs_in "$x" "$s" && total=$((total + repeat)); done; done
+for s in $scenarios; do for x in $scheds; do runs_in "$x" "$s" && total=$((total + $(repeats "$s"))); done; done
 progress "== $ncpus CPUs: $total runs ($scenarios; $scheds; $repeat repeats)"
 fails=0 n=0
 # Repeats outermost and the schedulers interleaved, so that a slow stretch
 # of the host hits every scheduler alike.
 for ((rep = 1; rep <= repeat; rep++)); do
 	for scen in $scenarios; do
+		[ "$rep" -le "$(repeats "$scen")" ] || continue
 		kind=fair
 		[[ " $TPUT_SCENARIOS " == *" $scen "* ]] && kind=tput
 		[[ " $LAT_SCENARIOS " == *" $scen "* ]] && kind=lat
