@@ -28,6 +28,8 @@ BENCH_ROUNDS ?= 3
 BENCH_WHOLE_SCHEDS ?= all noest cfs
 BENCH_WHOLE_REPEAT ?= 3
 export BENCH_WHOLE_REPEAT
+# make wakeup-rule: WAKEUP_CPUS (2 or 4) and WAKEUP_ROUNDS (1-20, default 5).
+WAKEUP_CPUS ?= 2
 WHOLE_TOPOS = $(or $(strip $(BENCH_TOPOS)),2 4 8)
 # Round 1 all, round 1 noest, round 1 cfs, round 2 all, ... of each topology
 # (the runner runs them in the table's order, which is this one).
@@ -49,6 +51,9 @@ endif
 ifneq ($(filter wakeup-rule,$(MAKECMDGOALS)),)
 ifneq ($(filter-out $(shell seq 1 20),$(WAKEUP_ROUNDS))$(filter-out 0 1,$(words $(WAKEUP_ROUNDS))),)
 $(error make wakeup-rule: WAKEUP_ROUNDS is 1 to 20, not '$(WAKEUP_ROUNDS)')
+endif
+ifneq ($(filter-out 2 4,$(WAKEUP_CPUS))$(words $(WAKEUP_CPUS)),1)
+$(error make wakeup-rule: WAKEUP_CPUS is 2 or 4, not '$(WAKEUP_CPUS)')
 endif
 endif
 # make study: STUDY_SEEDS (A-B), STUDY_MODES (comma list), STUDY_DURATION.
@@ -133,8 +138,8 @@ study: kernel tools ## the placement study: random hog scenarios under every bal
 		rm -rf build/study/report && ln -sfn $$r/study build/study/report; \
 		exit $$rc
 
-wakeup-rule: kernel tools ## the wake-up rules (patches 19-20) vs 2.6.17's rules vs CFS, interleaved in one 2-CPU boot (WAKEUP_ROUNDS=5); the table in the run's output.log
-	@$(RUN) --set wakeup-rule --built $(FLAVOUR)
+wakeup-rule: kernel tools ## the wake-up rules (patches 19-20) vs 2.6.17's rules vs the estimator off vs CFS, interleaved in one boot (WAKEUP_CPUS=2 or 4, WAKEUP_ROUNDS=5); the table in the run's output.log
+	@$(RUN) --only wakeup-rule-$(WAKEUP_CPUS)cpu --built $(FLAVOUR)
 
 class-cost: kernel ## perf bench messaging/pipe: the default kernel (class built in, unused) vs o1off, alternating boots
 	@$(RUN) --set class-cost --built $(FLAVOUR) && tools/class-cost-report.py $$(readlink -f $(LATEST))

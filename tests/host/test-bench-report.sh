@@ -437,9 +437,12 @@ ktap_expect 2 "BENCH_TOPOS is some of 2 4 8, not 'numa'" "make bench-whole rejec
 	make -s -C "$TOP" -n bench-whole BENCH_TOPOS=numa
 ktap_expect 2 "WAKEUP_ROUNDS is 1 to 20, not '0'" "make wakeup-rule rejects WAKEUP_ROUNDS=0 before any build" \
 	make -s -C "$TOP" -n wakeup-rule WAKEUP_ROUNDS=0
-ktap_check "make wakeup-rule runs set wakeup-rule, its one row, with WAKEUP_ROUNDS in the guest" \
-	bash -c "make -s -C '$TOP' -n wakeup-rule WAKEUP_ROUNDS=3 | grep -q -- '--set wakeup-rule' &&
-		 '$TOP/scripts/runner.sh' --set wakeup-rule --list | awk 'NR > 1 { print \$1 }' | grep -qx wakeup-rule-2cpu &&
+ktap_expect 2 "WAKEUP_CPUS is 2 or 4, not '8'" "make wakeup-rule rejects WAKEUP_CPUS=8 before any build" \
+	make -s -C "$TOP" -n wakeup-rule WAKEUP_CPUS=8
+ktap_check "make wakeup-rule runs the 2-CPU row by default, the 4-CPU one with WAKEUP_CPUS=4, with WAKEUP_ROUNDS in the guest" \
+	bash -c "env -u WAKEUP_CPUS make -s -C '$TOP' -n wakeup-rule WAKEUP_ROUNDS=3 | grep -q -- '--only wakeup-rule-2cpu ' &&
+		 make -s -C '$TOP' -n wakeup-rule WAKEUP_CPUS=4 | grep -q -- '--only wakeup-rule-4cpu ' &&
+		 '$TOP/scripts/runner.sh' --set wakeup-rule --list | awk 'NR > 1 { print \$1 }' | paste -sd' ' | grep -qx 'wakeup-rule-2cpu wakeup-rule-4cpu' &&
 		 WAKEUP_ROUNDS=3 '$TOP/scripts/runner.sh' --set wakeup-rule --dry-run | grep -q 'export WAKEUP_ROUNDS=3; tests/vm/guest/wakeup-rule.sh'"
 # The target itself, its prerequisites (kernel, tools) taken as made and a
 # fake runner that leaves the fake boots in a results directory; in a

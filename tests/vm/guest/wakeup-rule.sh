@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # In a guest booted with sched_o1=all: the wake-up rules of patches 19-20
-# against 2.6.17's and CFS, in one boot, the three interleaved in each round:
+# against 2.6.17's and CFS, in one boot, the modes interleaved in each round:
 #   rule    whole-system mode, kernel.sched_o1_wakeup_preempt=1 (default)
 #   2.6.17  whole-system mode, kernel.sched_o1_wakeup_preempt=0
+#   noest   whole-system mode, the rules, the estimator off
+#           (kernel.sched_o1_interactive=0; skipped on a kernel without it)
 #   cfs     kernel.sched_o1_all=0
 # Each round runs cyclictest beside N nice 0 and N nice 19 hogs (as make
 # bench's latency scenario: SCHED_OTHER threads, 10 ms period, 6 s), the
@@ -20,6 +22,7 @@ rounds=${1:-5}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "wakeup-rule.sh: ROUNDS is a positive number, not '$rounds'" >&2; exit 2; }
 ALL=/proc/sys/kernel/sched_o1_all
 RULE=/proc/sys/kernel/sched_o1_wakeup_preempt
+EST=/proc/sys/kernel/sched_o1_interactive
 for f in "$ALL" "$RULE"; do
 	[ -w "$f" ] || { echo "wakeup-rule.sh: no $f (kernel without whole-system mode or its wake-up rules)"; exit 77; }
 done
@@ -31,8 +34,11 @@ mkdir -p "$out"
 raw=$out/wakeup-rule.txt
 : >"$raw"
 n=$(nproc)
-saved_all=$(cat "$ALL") saved_rule=$(cat "$RULE")
-trap 'echo "$saved_all" >"$ALL"; echo "$saved_rule" >"$RULE"' EXIT
+modes="rule 2.6.17 noest cfs"
+[ -w "$EST" ] || { echo "wakeup-rule.sh: no $EST: no noest runs"; modes="rule 2.6.17 cfs"; }
+saved_all=$(cat "$ALL") saved_rule=$(cat "$RULE") saved_est=$(cat "$EST" 2>/dev/null || echo 1)
+trap 'echo "$saved_all" >"$ALL"; echo "$saved_rule" >"$RULE"; [ ! -w "$EST" ] || echo "$saved_est" >"$EST"' EXIT
+est() { [ ! -w "$EST" ] || echo "$1" >"$EST"; }
 
 list() { local i s=""; for ((i = 0; i < n; i++)); do s+="${s:+,}$1"; done; echo "$s"; }
 
@@ -62,11 +68,12 @@ tput() {
 }
 
 for ((r = 1; r <= rounds; r++)); do
-	for mode in rule 2.6.17 cfs; do
+	for mode in $modes; do
 		case $mode in
-		rule) echo 1 >"$ALL"; echo 1 >"$RULE" ;;
-		2.6.17) echo 1 >"$ALL"; echo 0 >"$RULE" ;;
-		cfs) echo 0 >"$ALL"; echo 1 >"$RULE" ;;
+		rule) echo 1 >"$ALL"; echo 1 >"$RULE"; est 1 ;;
+		2.6.17) echo 1 >"$ALL"; echo 0 >"$RULE"; est 1 ;;
+		noest) echo 1 >"$ALL"; echo 1 >"$RULE"; est 0 ;;
+		cfs) echo 0 >"$ALL"; echo 1 >"$RULE"; est 1 ;;
 		esac
 		line="round $r $mode $(latency)"
 		line+=" $(tput starve pingpong -n 2000 -c 0 -H 1)"
@@ -84,7 +91,7 @@ for line in open(sys.argv[1]):
     w = line.split()
     vals = dict(zip(w[3::2], (float(x) for x in w[4::2])))
     runs.setdefault(w[2], []).append(vals)
-modes = ["rule", "2.6.17", "cfs"]
+modes = [m for m in ("rule", "2.6.17", "noest", "cfs") if m in runs]
 keys = ["latency_max_us", "latency_mean_us"] + \
     [b + s for b in ("starve", "messaging", "pipe", "hackbench") for s in ("_s", "_cs")]
 print("| measure | " + " | ".join(modes) + " |")
