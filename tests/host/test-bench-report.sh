@@ -308,15 +308,18 @@ def one(prefix):
     assert len(k) == 1, (prefix, list(T))
     return T[k[0]]
 t = one("whole-system messaging")
-assert t["met"] is True and t["value"] == "1.09 (2.20 s vs CFS 2.40 s)", t
+assert t["met"] is True and t["value"].startswith("1.09 (2.20 s vs CFS 2.40 s); 90 % interval "), t
+lo, hi = t["interval"]
+assert lo <= 1.09 <= hi and 0.8 < lo and hi < 1.3 and "noise" not in t, t
 t = one("whole-system build")
-assert t["met"] is True and t["value"] == "1.12 (32.00 s vs CFS 36.00 s)", t
-assert one("whole-system starve")["met"] is False
+assert t["met"] is True and t["value"].startswith("1.12 (32.00 s vs CFS 36.00 s)"), t
+t = one("whole-system starve")
+assert t["met"] is False and t["interval"] == [0.8, 0.8] and t["noise"] is False, t
 assert one("whole-system cyclictest 99th")["met"] is True
 t = one("whole-system cyclictest worst")
 assert t["met"] is False and t["value"] == "3000 us vs 400 us", t
 t = [T[k] for k in T if k.startswith("whole-system messaging") and k.endswith("(4 CPUs)")][0]
-assert t["value"] == "1.24 (3.30 s vs CFS 4.10 s)", t'
+assert t["value"] == "1.24 (3.30 s vs CFS 4.10 s)" and "interval" not in t, t'
 ktap_check "bench-whole: the report says the boots alternated, with the rounds and the missing boot" \
 	grep -qF "Boots alternated (make bench-whole): each scheduler in boots of its own, alternating: O1 whole-system (booted with sched_o1=all) and CFS/EEVDF, one repeat per boot; 2 CPUs 3 rounds, 4 CPUs 3 rounds (O1 whole-system 3 boots, CFS/EEVDF 2 boots)." "$TMP/bench-whole/bench.md"
 ktap_check "bench-whole: the throughput table has the merged medians (2 CPUs build 32 vs 36 s = 112 %)" \
@@ -370,6 +373,11 @@ for sched, base in (("all", 2.0), ("cfs", 3.0)):
             f = f"tput-messaging-{sched}-{rep}.txt"
             open(f"{d}/{f}", "w").write(f"     Total time: {base + 0.1 * (3 * (k - 1) + rep):.3f} [sec]\n")
             idx.append(("tput", "messaging", sched, rep, 0, 5_000_000_000, f, "-"))
+            # hackbench: all 0.9-1.3 s (median 1.10), cfs 0.9-1.2 s (1.00)
+            v = {"all": (1.0, 1.3, 0.9, 1.2, 1.1, 1.1), "cfs": (1.0, 0.9, 1.1, 1.2, 0.95, 1.0)}[sched][3 * (k - 1) + rep - 1]
+            f = f"tput-hackbench-{sched}-{rep}.txt"
+            open(f"{d}/{f}", "w").write(f"Time: {v:.3f}\n")
+            idx.append(("tput", "hackbench", sched, rep, 0, 2_000_000_000, f, "-"))
         open(f"{d}/tput-build-{sched}-1.txt", "w").write("")
         idx.append(("tput", "build", sched, 1, 0, int((30 + k) * 1e9), f"tput-build-{sched}-1.txt", "-"))
         with open(f"{d}/index.tsv", "w") as f:
@@ -387,6 +395,18 @@ b = S[(\"build\", \"cfs\")]
 assert (b[\"n\"], b[\"median\"]) == (2, 31.5), b
 rs = sorted((r[\"round\"], r[\"boot_rep\"], r[\"rep\"]) for r in d[\"runs\"] if r[\"scenario\"] == \"messaging\" and r[\"sched\"] == \"all\")
 assert rs == [(1, 1, 1), (1, 2, 2), (1, 3, 3), (2, 1, 4), (2, 2, 5), (2, 3, 6)], rs'"
+ktap_check "bench-whole: a target's 90 % interval; a miss inside it is within the noise (hackbench 0.91, runs overlapping), a clear one is not; none for 2 runs (the build)" bash -c \
+	"python3 -c 'import json; d = json.load(open(\"$TMP/bench-whole3/results.json\"))
+T = {t[\"target\"].split(\":\")[0]: t for t in d[\"targets\"] if t[\"target\"].startswith(\"whole-system\")}
+h = T[\"whole-system hackbench\"]
+assert h[\"met\"] is False and h[\"value\"].startswith(\"0.91 (1.10 s vs CFS 1.00 s); 90 % interval \"), h
+assert h[\"interval\"][0] < 0.91 and h[\"interval\"][1] >= 0.95 and h[\"noise\"] is True, h
+m = T[\"whole-system messaging\"]
+assert m[\"met\"] is True and m[\"interval\"][0] > 1.2 and \"noise\" not in m, m
+b = T[\"whole-system build\"]
+assert \"interval\" not in b and b[\"value\"] == \"1.00 (31.50 s vs CFS 31.50 s)\", b' &&
+	 grep -qF '| whole-system hackbench: CFS time / O(1) time >= 0.95 (2 CPUs) | 0.91 (1.10 s vs CFS 1.00 s); 90 % interval' '$TMP/bench-whole3/bench.md' &&
+	 grep -q 'whole-system hackbench.*| \*\*missed\*\* (within the noise) |' '$TMP/bench-whole3/bench.md'"
 
 # Argument checks: they fail before any guest boots.
 ktap_check "make bench's topologies are the bench-TOPO scenarios" \
