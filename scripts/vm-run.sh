@@ -20,6 +20,16 @@
 #   --verbose          stream the console while the guest runs
 #   --allow-splat      do not fail on kernel warnings (still reported)
 #
+# SMPNICE_ICOUNT=N (0-10): instruction-counted TCG, -icount shift=N,sleep=off.
+# One host thread runs the vCPUs in turn, the guest's clock advances 2^N ns
+# per instruction executed and jumps over time in which every vCPU idles.
+# A time measured in the guest then counts the instructions the guest
+# executes, and differs little from run to run whatever else the host
+# does; but what runs in parallel on several vCPUs is counted one after
+# the other, so such a time is the work a schedule costs, not how well it
+# uses the CPUs in parallel (time with idle CPUs beside busy ones is not
+# counted).
+#
 # The guest sees the host's root file system read-only, so every host tool
 # (perf, stress-ng, the project's tools and kselftests) runs in it; the
 # command runs in the project's directory with /tmp/out writable.
@@ -98,6 +108,10 @@ fi
 kernel=${kernel:-$(kernel_image "$flavour")}
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' (FLAVOUR=$flavour) first"
 accel=${SMPNICE_ACCEL:-tcg}
+if [ -n "${SMPNICE_ICOUNT:-}" ]; then
+	[[ $SMPNICE_ICOUNT =~ ^([0-9]|10)$ ]] || die "SMPNICE_ICOUNT is a shift of 0 to 10, not '$SMPNICE_ICOUNT'"
+	[ "$accel" = tcg ] || die "SMPNICE_ICOUNT needs TCG, not SMPNICE_ACCEL=$accel"
+fi
 case $accel in
 tcg) ;;
 kvm) [ -w /dev/kvm ] || die "SMPNICE_ACCEL=kvm, but /dev/kvm is not writable" ;;
@@ -127,7 +141,12 @@ cmdline+=" init=$TOP/scripts/guest-init.sh panic=-1 oops=panic_on_warn=0 printk.
 # timer check at boot and panic ("IO-APIC + timer doesn't work!").
 cmdline+=" tsc=unstable no_timer_check sched_verbose $append"
 
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem" "${numa_args[@]}"
+accel_args=(-accel "$accel")
+if [ -n "${SMPNICE_ICOUNT:-}" ]; then
+	accel=tcg-icount
+	accel_args=(-accel tcg,thread=single -icount "shift=$SMPNICE_ICOUNT,sleep=off")
+fi
+qemu=(qemu-system-x86_64 "${accel_args[@]}" -cpu max -smp "$smp" -m "$mem" "${numa_args[@]}"
       -kernel "$kernel" -append "$cmdline" -no-reboot -display none -monitor none
       -nodefaults -serial "file:$log"
       -fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"

@@ -43,6 +43,10 @@ ktap_expect nonzero 'not --cpus' "vm-run.sh rejects a topology that does not mul
 ktap_expect nonzero 'does not split' "vm-run.sh rejects CPUs that do not split over NUMA nodes" -- \
 	"$S/vm-run.sh" --cpus 3 --numa 2 -- true
 ktap_expect nonzero 'no command' "vm-run.sh wants a command" -- "$S/vm-run.sh" --cpus 2
+ktap_expect nonzero "a shift of 0 to 10, not '11'" "vm-run.sh rejects SMPNICE_ICOUNT=11" -- \
+	env SMPNICE_ICOUNT=11 "$S/vm-run.sh" --cpus 2 -- true
+ktap_expect nonzero 'needs TCG' "vm-run.sh refuses SMPNICE_ICOUNT with KVM" -- \
+	env SMPNICE_ICOUNT=4 SMPNICE_ACCEL=kvm "$S/vm-run.sh" --cpus 2 -- true
 ktap_expect nonzero 'no kernel at' "vm-run.sh names a missing kernel" -- "$S/vm-run.sh" --kernel "$W/none" -- true
 ktap_expect nonzero 'expected build' "kselftest.sh rejects an unknown verb" -- "$S/kselftest.sh" frob
 ktap_expect 0 '' "check-console.sh finds no splat in a clean log" -- bash -c \
