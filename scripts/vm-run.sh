@@ -28,7 +28,9 @@
 # does; but what runs in parallel on several vCPUs is counted one after
 # the other, so such a time is the work a schedule costs, not how well it
 # uses the CPUs in parallel (time with idle CPUs beside busy ones is not
-# counted).
+# counted). Nor is it for work that waits for the host's I/O (a build
+# reading its sources over 9p): the clock jumps over such a wait to the
+# next timer the guest has set, so the time depends on the guest's timers.
 #
 # The guest sees the host's root file system read-only, so every host tool
 # (perf, stress-ng, the project's tools and kselftests) runs in it; the
