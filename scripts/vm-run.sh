@@ -146,7 +146,7 @@ cmdline+=" tsc=unstable no_timer_check sched_verbose $append"
 accel_args=(-accel "$accel")
 if [ -n "${SMPNICE_ICOUNT:-}" ]; then
 	accel=tcg-icount
-	accel_args=(-accel tcg,thread=single -icount "shift=$SMPNICE_ICOUNT,sleep=off")
+	accel_args=(-accel "tcg,thread=single" -icount "shift=$SMPNICE_ICOUNT,sleep=off")
 fi
 qemu=(qemu-system-x86_64 "${accel_args[@]}" -cpu max -smp "$smp" -m "$mem" "${numa_args[@]}"
       -kernel "$kernel" -append "$cmdline" -no-reboot -display none -monitor none
