@@ -393,12 +393,16 @@ def convergence(run):
     return t_conv, migr_rate
 
 
-def spread(values):
+def spread(values, keep=False):
+    """Median, min, max and count of VALUES (None left out); KEEP also
+    keeps the values themselves (a throughput's, for ratio_interval())."""
     vals = [v for v in values if v is not None]
     if not vals:
         return None
-    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals),
-            "values": vals}
+    s = {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+    if keep:
+        s["values"] = vals
+    return s
 
 
 def ratio_interval(num, den, level=0.90, resamples=2000):
@@ -556,7 +560,7 @@ def aggregate(topos, runs):
                  "lat": ["lat_mean", "lat_p99", "lat_max"]}.get(
                      kind, ["value", "cs_per_s", "mig_per_s"])
         for k in keys:
-            a[k] = spread([r.get(k) for r in ok])
+            a[k] = spread([r.get(k) for r in ok], keep=k == "value")
         if kind == "fair":
             a["not_converged"] = sum(1 for r in ok if r.get("conv_s") is None)
             if ok:
