@@ -110,9 +110,11 @@ fi
 kernel=${kernel:-$(kernel_image "$flavour")}
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' (FLAVOUR=$flavour) first"
 accel=${SMPNICE_ACCEL:-tcg}
+accel_args=(-accel "$accel")
 if [ -n "${SMPNICE_ICOUNT:-}" ]; then
 	[[ $SMPNICE_ICOUNT =~ ^([0-9]|10)$ ]] || die "SMPNICE_ICOUNT is a shift of 0 to 10, not '$SMPNICE_ICOUNT'"
 	[ "$accel" = tcg ] || die "SMPNICE_ICOUNT needs TCG, not SMPNICE_ACCEL=$accel"
+	accel_args=(-accel "tcg,thread=single" -icount "shift=$SMPNICE_ICOUNT,sleep=off")
 fi
 case $accel in
 tcg) ;;
@@ -143,11 +145,6 @@ cmdline+=" init=$TOP/scripts/guest-init.sh panic=-1 oops=panic_on_warn=0 printk.
 # timer check at boot and panic ("IO-APIC + timer doesn't work!").
 cmdline+=" tsc=unstable no_timer_check sched_verbose $append"
 
-accel_args=(-accel "$accel")
-if [ -n "${SMPNICE_ICOUNT:-}" ]; then
-	accel=tcg-icount
-	accel_args=(-accel "tcg,thread=single" -icount "shift=$SMPNICE_ICOUNT,sleep=off")
-fi
 qemu=(qemu-system-x86_64 "${accel_args[@]}" -cpu max -smp "$smp" -m "$mem" "${numa_args[@]}"
       -kernel "$kernel" -append "$cmdline" -no-reboot -display none -monitor none
       -nodefaults -serial "file:$log"
@@ -156,7 +153,7 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -cpu max -smp "$smp" -m "$mem" "${nu
       -fsdev "local,id=out,path=$out,security_model=none"
       -device virtio-9p-pci,fsdev=out,mount_tag=smpout)
 
-msg "booting ${kernel#"$TOP"/} ($accel, $smp$([ "$numa" -gt 0 ] && echo ", $numa NUMA nodes"), ${mem}M): $*"
+msg "booting ${kernel#"$TOP"/} ($accel${SMPNICE_ICOUNT:+ icount}, $smp$([ "$numa" -gt 0 ] && echo ", $numa NUMA nodes"), ${mem}M): $*"
 start=$SECONDS
 timed_out=0
 for boot in 1 2 3; do
